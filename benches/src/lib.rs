@@ -1,0 +1,1 @@
+//! Criterion benches of nonsmooth live in `benches/`.

@@ -1,0 +1,79 @@
+//! The error type of the numerics crate.
+
+use thiserror::Error;
+
+/// Errors raised by `nonsmooth-numerics`: bad input (shapes, non-finite data, invalid options,
+/// unreadable files). Non-convergence is never an error: it is a [`crate::SolverStatus`].
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum NumericsError {
+    /// Two sizes that must agree do not.
+    #[error("dimension mismatch in {what}: expected {expected}, found {found}")]
+    DimensionMismatch {
+        /// What was being checked.
+        what: &'static str,
+        /// The size required.
+        expected: usize,
+        /// The size given.
+        found: usize,
+    },
+    /// An entry of the data is NaN or infinite.
+    #[error("non-finite value in {what}")]
+    NonFinite {
+        /// The offending vector or matrix.
+        what: &'static str,
+    },
+    /// A problem with no unknowns.
+    #[error("empty problem: {what}")]
+    EmptyProblem {
+        /// Which problem.
+        what: &'static str,
+    },
+    /// An option is out of its admissible range.
+    #[error("invalid option {name}: {reason}")]
+    InvalidOption {
+        /// The option's field name.
+        name: &'static str,
+        /// Why it is rejected.
+        reason: &'static str,
+    },
+    /// The input is structurally invalid (e.g. a sparse-block matrix whose indices are inconsistent).
+    #[error("invalid input in {what}: {reason}")]
+    InvalidInput {
+        /// What was being built.
+        what: &'static str,
+        /// Why it is rejected.
+        reason: String,
+    },
+    /// The solver does not handle this matrix storage.
+    #[error("solver {solver} does not support {storage} storage")]
+    UnsupportedStorage {
+        /// The solver's name.
+        solver: &'static str,
+        /// The storage given.
+        storage: &'static str,
+    },
+    /// A matrix that must be nonsingular (a diagonal entry, a pivot) is singular.
+    #[error("singular matrix in {what}")]
+    Singular {
+        /// Which matrix.
+        what: &'static str,
+    },
+    /// A problem file could not be read or written.
+    #[error("i/o error on {path}: {source}")]
+    Io {
+        /// The file's path.
+        path: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A problem file could not be parsed.
+    #[error("parse error in {path}: {reason}")]
+    Parse {
+        /// The file's path (or `<memory>`).
+        path: String,
+        /// What went wrong, with the token position.
+        reason: String,
+    },
+}

@@ -1,0 +1,23 @@
+//! The integration tests of nonsmooth-numerics (one binary, one module per area).
+
+mod io;
+mod lcp;
+mod matrix;
+
+use std::path::PathBuf;
+
+/// The reference data folder: `NONSMOOTH_DATA`, or `../shared/data` seen from the workspace root.
+/// Returns `None` (after printing one line) when the folder is absent, so tests can skip on a
+/// user's machine; `.ci/run` sets the variable and checks the folder exists.
+pub fn data_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("NONSMOOTH_DATA") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+    };
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: reference data not found at {} (set NONSMOOTH_DATA)", dir.display());
+        None
+    }
+}

@@ -1,0 +1,1 @@
+//! Examples of nonsmooth live in the subfolders of this package (`numerics/`, ...).
