@@ -1,9 +1,13 @@
 //! Matrices of the numerics crate: dense (faer), sparse-block (block-CSR of small dense blocks,
 //! Siconos' SBM) and general sparse (sprs CSR/CSC), behind one enum [`NumericsMatrix`].
 
+mod convert;
+mod product;
 mod sparse_block;
+#[cfg(test)]
+mod tests;
 
-pub use sparse_block::SparseBlockMatrix;
+pub use sparse_block::{DuplicateBlocks, SparseBlockMatrix};
 
 use faer::Mat;
 use sprs::CsMat;
@@ -91,90 +95,39 @@ impl NumericsMatrix {
 
     /// `y ← α A x + β y`. With `β = 0`, `y` is overwritten (its old content, even NaN, is ignored).
     ///
+    /// Sparse-block matrices use unrolled kernels for 2×2 and 3×3 blocks; CSR matrices are
+    /// walked by rows, CSC matrices by columns (Siconos' `NM_gemv`).
+    ///
     /// # Panics
     /// When `x.len() != ncols` or `y.len() != nrows` (an internal invariant: callers validate
     /// shapes when problems are built).
     #[track_caller]
+    #[doc(alias = "NM_gemv")]
     pub fn gemv(&self, alpha: f64, x: &[f64], beta: f64, y: &mut [f64]) {
         assert_eq!(x.len(), self.ncols(), "gemv: x has the wrong length");
         assert_eq!(y.len(), self.nrows(), "gemv: y has the wrong length");
         scale(beta, y);
         match self {
-            NumericsMatrix::Dense(m) => {
-                for (j, &xj) in x.iter().enumerate() {
-                    let a = alpha * xj;
-                    if a != 0.0 {
-                        axpy(a, m.col_as_slice(j), y);
-                    }
-                }
-            }
-            NumericsMatrix::SparseBlock(m) => sbm_gemv(m, alpha, x, y),
-            NumericsMatrix::Sparse(m) => {
-                let outer = m.outer_dims();
-                if m.is_csr() {
-                    for (i, yi) in y.iter_mut().enumerate().take(outer) {
-                        let row = m.outer_view(i).expect("row index in range");
-                        let mut s = 0.0;
-                        for (j, &v) in row.iter() {
-                            s += v * x[j];
-                        }
-                        *yi += alpha * s;
-                    }
-                } else {
-                    for (j, &xj) in x.iter().enumerate().take(outer) {
-                        let a = alpha * xj;
-                        if a != 0.0 {
-                            let col = m.outer_view(j).expect("column index in range");
-                            for (i, &v) in col.iter() {
-                                y[i] += a * v;
-                            }
-                        }
-                    }
-                }
-            }
+            NumericsMatrix::Dense(m) => product::dense_gemv(m, alpha, x, y),
+            NumericsMatrix::SparseBlock(m) => product::sbm_gemv(m, alpha, x, y),
+            NumericsMatrix::Sparse(m) => product::sparse_gemv(m, false, alpha, x, y),
         }
     }
 
-    /// `y ← α Aᵀ x + β y`. With `β = 0`, `y` is overwritten.
+    /// `y ← α Aᵀ x + β y`. With `β = 0`, `y` is overwritten (Siconos' `NM_tgemv`).
     ///
     /// # Panics
     /// When `x.len() != nrows` or `y.len() != ncols`.
     #[track_caller]
+    #[doc(alias = "NM_tgemv")]
     pub fn gemv_transpose(&self, alpha: f64, x: &[f64], beta: f64, y: &mut [f64]) {
         assert_eq!(x.len(), self.nrows(), "gemv_transpose: x has the wrong length");
         assert_eq!(y.len(), self.ncols(), "gemv_transpose: y has the wrong length");
         scale(beta, y);
         match self {
-            NumericsMatrix::Dense(m) => {
-                for (j, yj) in y.iter_mut().enumerate() {
-                    *yj += alpha * dot(m.col_as_slice(j), x);
-                }
-            }
-            NumericsMatrix::SparseBlock(m) => sbm_gemv_transpose(m, alpha, x, y),
-            NumericsMatrix::Sparse(m) => {
-                let t = m.transpose_view();
-                let outer = t.outer_dims();
-                if t.is_csr() {
-                    for (i, yi) in y.iter_mut().enumerate().take(outer) {
-                        let row = t.outer_view(i).expect("row index in range");
-                        let mut s = 0.0;
-                        for (j, &v) in row.iter() {
-                            s += v * x[j];
-                        }
-                        *yi += alpha * s;
-                    }
-                } else {
-                    for (j, &xj) in x.iter().enumerate().take(outer) {
-                        let a = alpha * xj;
-                        if a != 0.0 {
-                            let col = t.outer_view(j).expect("column index in range");
-                            for (i, &v) in col.iter() {
-                                y[i] += a * v;
-                            }
-                        }
-                    }
-                }
-            }
+            NumericsMatrix::Dense(m) => product::dense_gemv_transpose(m, alpha, x, y),
+            NumericsMatrix::SparseBlock(m) => product::sbm_gemv_transpose(m, alpha, x, y),
+            NumericsMatrix::Sparse(m) => product::sparse_gemv(m, true, alpha, x, y),
         }
     }
 
@@ -184,7 +137,11 @@ impl NumericsMatrix {
     /// [`NumericsError::DimensionMismatch`] when `x.len() != ncols`.
     pub fn mul_vec(&self, x: &[f64]) -> Result<Vec<f64>, NumericsError> {
         if x.len() != self.ncols() {
-            return Err(NumericsError::DimensionMismatch { what: "matrix-vector product", expected: self.ncols(), found: x.len() });
+            return Err(NumericsError::DimensionMismatch {
+                what: "matrix-vector product",
+                expected: self.ncols(),
+                found: x.len(),
+            });
         }
         let mut y = vec![0.0; self.nrows()];
         self.gemv(1.0, x, 0.0, &mut y);
@@ -221,7 +178,26 @@ impl NumericsMatrix {
         let n = self.nrows().min(self.ncols());
         match self {
             NumericsMatrix::Dense(m) => (0..n).map(|i| m[(i, i)]).collect(),
-            NumericsMatrix::SparseBlock(_) | NumericsMatrix::Sparse(_) => (0..n).map(|i| self.get(i, i)).collect(),
+            NumericsMatrix::SparseBlock(m) => {
+                let mut d = vec![0.0; n];
+                for bi in 0..m.n_block_rows() {
+                    let (r0, nr) = (m.row_block_start(bi), m.row_block_size(bi));
+                    for k in m.row_blocks(bi) {
+                        let bj = m.col_idx()[k];
+                        let (c0, nc) = (m.col_block_start(bj), m.col_block_size(bj));
+                        // Scalar diagonal entries (i, i) with i in both the row and column ranges.
+                        let (lo, hi) = (r0.max(c0), (r0 + nr).min(c0 + nc));
+                        if lo < hi {
+                            let b = m.block(k);
+                            for (i, di) in (lo..hi).zip(&mut d[lo..hi]) {
+                                *di = b[(i - r0) + (i - c0) * nr];
+                            }
+                        }
+                    }
+                }
+                d
+            }
+            NumericsMatrix::Sparse(m) => (0..n).map(|i| m.get(i, i).copied().unwrap_or(0.0)).collect(),
         }
     }
 
@@ -229,67 +205,272 @@ impl NumericsMatrix {
     pub fn to_dense(&self) -> Mat<f64> {
         match self {
             NumericsMatrix::Dense(m) => m.clone(),
+            NumericsMatrix::SparseBlock(m) => m.to_dense(),
+            NumericsMatrix::Sparse(m) => convert::sparse_to_dense(m),
+        }
+    }
+
+    /// A CSR copy. Dense zeros are dropped; every entry of a stored block is kept (see
+    /// [`SparseBlockMatrix::to_csr`]); a CSR matrix is cloned.
+    pub fn to_csr(&self) -> CsMat<f64> {
+        match self {
+            NumericsMatrix::Dense(m) => convert::dense_to_csr(m.as_ref()),
+            NumericsMatrix::SparseBlock(m) => m.to_csr(),
+            NumericsMatrix::Sparse(m) => m.to_csr(),
+        }
+    }
+
+    /// A CSC copy, with the conventions of [`NumericsMatrix::to_csr`].
+    pub fn to_csc(&self) -> CsMat<f64> {
+        match self {
+            NumericsMatrix::Dense(m) => convert::dense_to_csc(m),
+            NumericsMatrix::SparseBlock(m) => m.to_csc(),
+            NumericsMatrix::Sparse(m) => m.to_csc(),
+        }
+    }
+
+    /// A sparse-block copy with the given block structure (see [`SparseBlockMatrix::from_dense`]
+    /// and [`SparseBlockMatrix::from_sparse`] for which blocks are stored). A sparse-block matrix
+    /// with this very structure is cloned; with another structure it goes through CSR, so every
+    /// new block overlapping an old stored block is stored.
+    ///
+    /// # Errors
+    /// As [`SparseBlockMatrix::from_dense`].
+    pub fn to_sparse_block(
+        &self,
+        row_block_ends: &[usize],
+        col_block_ends: &[usize],
+    ) -> Result<SparseBlockMatrix, NumericsError> {
+        match self {
+            NumericsMatrix::Dense(m) => SparseBlockMatrix::from_dense(m.as_ref(), row_block_ends, col_block_ends),
+            NumericsMatrix::SparseBlock(m)
+                if m.row_block_ends() == row_block_ends && m.col_block_ends() == col_block_ends =>
+            {
+                Ok(m.clone())
+            }
             NumericsMatrix::SparseBlock(m) => {
-                let mut d = Mat::<f64>::zeros(m.nrows(), m.ncols());
-                for bi in 0..m.n_block_rows() {
-                    let r0 = m.row_block_start(bi);
-                    let nr = m.row_block_size(bi);
-                    for k in m.row_ptr()[bi]..m.row_ptr()[bi + 1] {
+                SparseBlockMatrix::from_sparse(&m.to_csr(), row_block_ends, col_block_ends)
+            }
+            NumericsMatrix::Sparse(m) => SparseBlockMatrix::from_sparse(m, row_block_ends, col_block_ends),
+        }
+    }
+
+    /// A copy in another storage (Siconos' `NM_convert` direction by direction): dense,
+    /// sparse (CSR, or the same compression when already sparse) or sparse-block.
+    ///
+    /// A sparse-block target needs a block structure: it is accepted only when `self` is already
+    /// sparse-block (a clone); otherwise use [`NumericsMatrix::to_sparse_block`] with, e.g.,
+    /// [`uniform_block_ends`].
+    ///
+    /// # Errors
+    /// [`NumericsError::InvalidInput`] for a sparse-block target from another storage.
+    pub fn to_storage(&self, storage: Storage) -> Result<NumericsMatrix, NumericsError> {
+        Ok(match (storage, self) {
+            (Storage::Dense, _) => NumericsMatrix::Dense(self.to_dense()),
+            (Storage::Sparse, NumericsMatrix::Sparse(m)) => NumericsMatrix::Sparse(m.clone()),
+            (Storage::Sparse, _) => NumericsMatrix::Sparse(self.to_csr()),
+            (Storage::SparseBlock, NumericsMatrix::SparseBlock(m)) => NumericsMatrix::SparseBlock(m.clone()),
+            (Storage::SparseBlock, _) => {
+                return Err(NumericsError::InvalidInput {
+                    what: "storage conversion",
+                    reason: "a sparse-block target needs block ends: use to_sparse_block".into(),
+                });
+            }
+        })
+    }
+
+    /// The transpose `Aᵀ`, in the same storage (a CSR matrix becomes the CSC matrix with the
+    /// same arrays, and conversely).
+    pub fn transpose(&self) -> NumericsMatrix {
+        match self {
+            NumericsMatrix::Dense(m) => NumericsMatrix::Dense(m.transpose().to_owned()),
+            NumericsMatrix::SparseBlock(m) => NumericsMatrix::SparseBlock(m.transpose()),
+            NumericsMatrix::Sparse(m) => NumericsMatrix::Sparse(m.transpose_view().to_owned()),
+        }
+    }
+
+    /// The product `C = A B` (Siconos' `NM_multiply`). The storage of `C`:
+    ///
+    /// | `A` \ `B`   | dense | sparse-block | sparse |
+    /// |--------------|-------|--------------|--------|
+    /// | dense        | dense | dense        | dense  |
+    /// | sparse-block | dense | sparse-block when `A.col_block_ends() == B.row_block_ends()`, else sparse | sparse |
+    /// | sparse       | dense | sparse       | sparse |
+    ///
+    /// Dense × dense uses faer's sequential kernel; a product with a dense factor is dense and
+    /// computed column by column; sparse-block × sparse-block is a block Gustavson product
+    /// ([`SparseBlockMatrix::matmul`]); the other sparse products go through sprs (CSR).
+    ///
+    /// # Errors
+    /// [`NumericsError::DimensionMismatch`] when `A.ncols() != B.nrows()`.
+    #[doc(alias = "NM_multiply")]
+    pub fn matmul(&self, other: &NumericsMatrix) -> Result<NumericsMatrix, NumericsError> {
+        if self.ncols() != other.nrows() {
+            return Err(NumericsError::DimensionMismatch {
+                what: "matrix product inner dimension",
+                expected: self.ncols(),
+                found: other.nrows(),
+            });
+        }
+        use NumericsMatrix::{Dense, Sparse, SparseBlock};
+        Ok(match (self, other) {
+            (Dense(a), Dense(b)) => Dense(product::dense_matmul(a.as_ref(), b.as_ref())),
+            (_, Dense(b)) => {
+                let mut c = Mat::zeros(self.nrows(), b.ncols());
+                for j in 0..b.ncols() {
+                    self.gemv(1.0, b.col_as_slice(j), 0.0, c.col_as_slice_mut(j));
+                }
+                Dense(c)
+            }
+            (Dense(a), _) => Dense(product::dense_times_csc(a, &other.to_csc())),
+            (SparseBlock(a), SparseBlock(b)) if a.col_block_ends() == b.row_block_ends() => {
+                SparseBlock(product::sbm_matmul(a, b))
+            }
+            (Sparse(a), Sparse(b)) => Sparse(a * b),
+            _ => Sparse(&self.to_csr() * &other.to_csr()),
+        })
+    }
+
+    /// The product `C = Aᵀ B` without forming `Aᵀ` when `B` is dense (one transposed
+    /// matrix-vector product per column of `B`); otherwise `Aᵀ` is formed
+    /// ([`NumericsMatrix::transpose`]) and multiplied as in [`NumericsMatrix::matmul`].
+    ///
+    /// # Errors
+    /// [`NumericsError::DimensionMismatch`] when `A.nrows() != B.nrows()`.
+    pub fn matmul_transpose_left(&self, other: &NumericsMatrix) -> Result<NumericsMatrix, NumericsError> {
+        if self.nrows() != other.nrows() {
+            return Err(NumericsError::DimensionMismatch {
+                what: "transposed matrix product inner dimension",
+                expected: self.nrows(),
+                found: other.nrows(),
+            });
+        }
+        match (self, other) {
+            (NumericsMatrix::Dense(a), NumericsMatrix::Dense(b)) => {
+                Ok(NumericsMatrix::Dense(product::dense_matmul(a.transpose(), b.as_ref())))
+            }
+            (_, NumericsMatrix::Dense(b)) => {
+                let mut c = Mat::zeros(self.ncols(), b.ncols());
+                for j in 0..b.ncols() {
+                    self.gemv_transpose(1.0, b.col_as_slice(j), 0.0, c.col_as_slice_mut(j));
+                }
+                Ok(NumericsMatrix::Dense(c))
+            }
+            _ => self.transpose().matmul(other),
+        }
+    }
+
+    /// The dense `nrows × ncols` submatrix whose top-left entry is `(row_start, col_start)`,
+    /// in any storage (zeros where nothing is stored).
+    ///
+    /// # Errors
+    /// [`NumericsError::DimensionMismatch`] when the submatrix leaves the matrix.
+    pub fn submatrix(
+        &self,
+        row_start: usize,
+        col_start: usize,
+        nrows: usize,
+        ncols: usize,
+    ) -> Result<Mat<f64>, NumericsError> {
+        let row_end =
+            row_start.checked_add(nrows).filter(|&e| e <= self.nrows()).ok_or(NumericsError::DimensionMismatch {
+                what: "submatrix row end",
+                expected: self.nrows(),
+                found: row_start.saturating_add(nrows),
+            })?;
+        let col_end =
+            col_start.checked_add(ncols).filter(|&e| e <= self.ncols()).ok_or(NumericsError::DimensionMismatch {
+                what: "submatrix column end",
+                expected: self.ncols(),
+                found: col_start.saturating_add(ncols),
+            })?;
+        let mut out = Mat::zeros(nrows, ncols);
+        match self {
+            NumericsMatrix::Dense(m) => {
+                out.copy_from(m.as_ref().submatrix(row_start, col_start, nrows, ncols));
+            }
+            NumericsMatrix::SparseBlock(m) => {
+                let first = m.row_block_ends().partition_point(|&e| e <= row_start);
+                for bi in first..m.n_block_rows() {
+                    let (r0, nr) = (m.row_block_start(bi), m.row_block_size(bi));
+                    if r0 >= row_end {
+                        break;
+                    }
+                    let rows = r0.max(row_start)..(r0 + nr).min(row_end);
+                    for k in m.row_blocks(bi) {
                         let bj = m.col_idx()[k];
-                        let c0 = m.col_block_start(bj);
+                        let (c0, nc) = (m.col_block_start(bj), m.col_block_size(bj));
                         let b = m.block(k);
-                        for c in 0..m.col_block_size(bj) {
-                            for r in 0..nr {
-                                d[(r0 + r, c0 + c)] = b[r + c * nr];
+                        for c in c0.max(col_start)..(c0 + nc).min(col_end) {
+                            for r in rows.clone() {
+                                out[(r - row_start, c - col_start)] = b[(r - r0) + (c - c0) * nr];
                             }
                         }
                     }
                 }
-                d
             }
             NumericsMatrix::Sparse(m) => {
-                let mut d = Mat::<f64>::zeros(m.rows(), m.cols());
-                for (&v, (i, j)) in m.iter() {
-                    d[(i, j)] += v;
+                // Outer range and inner range in the compressed orientation.
+                let (outer, inner) = if m.is_csr() {
+                    (row_start..row_end, col_start..col_end)
+                } else {
+                    (col_start..col_end, row_start..row_end)
+                };
+                for o in outer.clone() {
+                    let v = m.outer_view(o).expect("o < outer dimension: checked against the shape");
+                    let idx = v.indices();
+                    let lo = idx.partition_point(|&i| i < inner.start);
+                    let hi = idx.partition_point(|&i| i < inner.end);
+                    for (&i, &x) in idx[lo..hi].iter().zip(&v.data()[lo..hi]) {
+                        let (r, c) = if m.is_csr() { (o, i) } else { (i, o) };
+                        out[(r - row_start, c - col_start)] = x;
+                    }
                 }
-                d
             }
         }
+        Ok(out)
+    }
+
+    /// The dense `size × size` diagonal block starting at `(start, start)`, in any storage
+    /// (Siconos' `NM_extract_diag_block`). For a sparse-block matrix whose block structure has a
+    /// block at that place, [`SparseBlockMatrix::diagonal_block`] gives it without a copy.
+    ///
+    /// # Errors
+    /// [`NumericsError::DimensionMismatch`] when the block leaves the matrix.
+    #[doc(alias = "NM_extract_diag_block")]
+    pub fn diagonal_block(&self, start: usize, size: usize) -> Result<Mat<f64>, NumericsError> {
+        self.submatrix(start, start, size, size)
     }
 }
 
-fn sbm_gemv(m: &SparseBlockMatrix, alpha: f64, x: &[f64], y: &mut [f64]) {
-    for bi in 0..m.n_block_rows() {
-        let r0 = m.row_block_start(bi);
-        let nr = m.row_block_size(bi);
-        let yb = &mut y[r0..r0 + nr];
-        for k in m.row_ptr()[bi]..m.row_ptr()[bi + 1] {
-            let bj = m.col_idx()[k];
-            let c0 = m.col_block_start(bj);
-            let nc = m.col_block_size(bj);
-            let b = m.block(k);
-            for c in 0..nc {
-                let a = alpha * x[c0 + c];
-                axpy(a, &b[c * nr..(c + 1) * nr], yb);
-            }
-        }
+impl From<Mat<f64>> for NumericsMatrix {
+    fn from(m: Mat<f64>) -> Self {
+        NumericsMatrix::Dense(m)
     }
 }
 
-fn sbm_gemv_transpose(m: &SparseBlockMatrix, alpha: f64, x: &[f64], y: &mut [f64]) {
-    for bi in 0..m.n_block_rows() {
-        let r0 = m.row_block_start(bi);
-        let nr = m.row_block_size(bi);
-        let xb = &x[r0..r0 + nr];
-        for k in m.row_ptr()[bi]..m.row_ptr()[bi + 1] {
-            let bj = m.col_idx()[k];
-            let c0 = m.col_block_start(bj);
-            let b = m.block(k);
-            for c in 0..m.col_block_size(bj) {
-                y[c0 + c] += alpha * dot(&b[c * nr..(c + 1) * nr], xb);
-            }
-        }
+impl From<SparseBlockMatrix> for NumericsMatrix {
+    fn from(m: SparseBlockMatrix) -> Self {
+        NumericsMatrix::SparseBlock(m)
     }
+}
+
+impl From<CsMat<f64>> for NumericsMatrix {
+    fn from(m: CsMat<f64>) -> Self {
+        NumericsMatrix::Sparse(m)
+    }
+}
+
+/// Block ends of `ceil(n / block_size)` blocks of `block_size` (the last one shorter when
+/// `block_size` does not divide `n`): `[b, 2b, ..., n]`. `n = 0` gives no block.
+///
+/// # Errors
+/// [`NumericsError::InvalidInput`] when `block_size == 0`.
+pub fn uniform_block_ends(n: usize, block_size: usize) -> Result<Vec<usize>, NumericsError> {
+    if block_size == 0 {
+        return Err(NumericsError::InvalidInput { what: "block ends", reason: "block size must be positive".into() });
+    }
+    Ok((1..=n.div_ceil(block_size)).map(|k| (k * block_size).min(n)).collect())
 }
 
 /// `y ← a x + y`.
@@ -312,6 +493,8 @@ pub(crate) fn norm2(x: &[f64]) -> f64 {
     dot(x, x).sqrt()
 }
 
+/// `y ← β y`; `β = 0` overwrites `y` with zeros (so NaN in `y` is forgotten), `β = 1` is a no-op.
+#[allow(clippy::float_cmp, reason = "exact 1.0 only skips a scaling that would change nothing")]
 fn scale(beta: f64, y: &mut [f64]) {
     if beta == 0.0 {
         y.fill(0.0);
