@@ -24,11 +24,15 @@
 mod error;
 mod report;
 
+pub mod fc;
+pub mod gfc;
 pub mod io;
 pub mod lcp;
 pub mod matrix;
+pub mod mlcp;
 #[cfg(feature = "proptest-support")]
 pub mod proptest;
+pub mod relay;
 
 pub use error::NumericsError;
 pub use report::{SolverReport, SolverStatus};

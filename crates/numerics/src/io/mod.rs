@@ -1,1 +1,375 @@
-//! PLACEHOLDER: replaced by the Siconos `.dat` reader and writer.
+//! Siconos' text problem files (`.dat`): reading and writing matrices and the LCP, MLCP, relay,
+//! FC2D, FC3D and global FC2D/FC3D problems they hold.
+//!
+//! # The format (facts from Siconos' readers, `numerics/src/tools/NumericsMatrix.c` and the
+//! problems' `*_newFromFile`)
+//!
+//! Whitespace-separated numbers. A **matrix** is its storage type (`0` dense, `1` sparse-block,
+//! `2` sparse), `size0` (rows), `size1` (columns), then:
+//! - dense: `size0 size1` again and the `size0·size1` entries in column-major order;
+//! - sparse-block (`SBM_new_from_file`): the number of blocks (`0`: nothing else, the matrix is
+//!   zero), the numbers of block rows and columns, the cumulated row and column block sizes, the
+//!   lengths of the two index arrays, the block-row pointer, the block-column indices, then each
+//!   block's number and its entries (column-major);
+//! - sparse (`NSM_new_from_file`): the origin (`1` triplet, `2` CSC), one banner line, then
+//!   CSparse's `cs_print` text (`m-by-n, nzmax: z nnz: k, 1-norm: x`, then `col j : locations a
+//!   to b` and `i : value` lines; or `triplet: m-by-n, ...` and `i j : value` lines).
+//!
+//! **Problems** wrap matrices (vectors have as many entries as the preceding matrix has columns):
+//! - LCP: `n`, `M`, `q`;
+//! - relay: `n`, `M`, `q`, `lb`, `ub`;
+//! - local FC (2D or 3D): dimension `d`, number of contacts `nc`, `W`, `q`, `μ` (`nc` values);
+//! - global FC: `d`, `nc`, `M`, `H`, `q`, `b`, `μ`;
+//! - MLCP: `isStorageType1`, `isStorageType2`, `n`, `m`; for storage 1 the row-block starts (up
+//!   to the first value `≥ n + m`), one 0/1 type per block, `M`, `q`; for storage 2 the blocks
+//!   `A`, `B`, `C`, `D` written row after row, then `a`, `b`.
+//!
+//! Text after the data (comments, solutions) is ignored, as Siconos ignores it.
+//!
+//! # Detection
+//!
+//! The files do not name their kind. With `kind = None` the reader tries the layouts in the order
+//! MLCP, global FC, local FC, relay, LCP (a frictional contact file's first number says 2D or
+//! 3D). A layout is accepted when it parses and the problem validates (sizes agree: an LCP's
+//! `n` equals both matrix sizes, an FC's `W` is `d·nc` square with `d ∈ {2, 3}`, ...). Among the
+//! accepted layouts the kind hinted by the file's path ([`read_problem`]: the parent folder when
+//! it is a kind's name such as `fc3d`, else the file name containing `mlcp`, `relay`, `gfc2d`,
+//! `gfc3d`, `fc2d`, `fc3d` or `lcp`) wins; otherwise the one leaving the fewest unread tokens,
+//! then the first in the order above. (A relay file also reads as an LCP followed by `lb` and
+//! `ub`; an MLCP file can read as a tiny LCP with most of the file left over: both lose on the
+//! unread tokens.) When no layout is accepted, the error of the layout that read furthest is
+//! returned (at equal distance, a validation error such as [`NumericsError::NonFinite`] rather
+//! than a parse error).
+//!
+//! # Writing
+//!
+//! [`format_problem`] and [`format_matrix`] write Siconos' layout (Siconos 4.4 reads the files:
+//! dense and sparse-block as `NM_write_in_file` writes them, sparse as a CSC in `cs_print` form),
+//! with every float in Rust's shortest round-trip form (`{:e}`), so write-then-read gives back
+//! the same bits. Dense entries are written one matrix column per line.
+//!
+//! # Robustness
+//!
+//! Every read is checked and a malformed input gives a [`NumericsError::Parse`] naming the token
+//! and line (or the problem's own validation error, e.g. [`NumericsError::NonFinite`]), never a
+//! panic. Sizes are C `int`s (at most `2³¹ − 1`) and integers must be written as integers
+//! (`3.5` is refused where a count is expected). Nothing is allocated for a declared size before
+//! checking that enough tokens remain to fill it, so memory stays proportional to the input.
+
+mod lexer;
+mod matrix;
+mod problems;
+
+use std::path::Path;
+
+use crate::NumericsError;
+use crate::fc::{Fc2dProblem, Fc3dProblem};
+use crate::gfc::{GlobalFc2dProblem, GlobalFc3dProblem};
+use crate::lcp::LcpProblem;
+use crate::matrix::NumericsMatrix;
+use crate::mlcp::MlcpProblem;
+use crate::relay::RelayProblem;
+
+use lexer::{Cursor, tokenize};
+use problems::{Layout, read_layout};
+
+/// The kinds of problem a Siconos text file can hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ProblemKind {
+    /// Linear complementarity problem ([`LcpProblem`]).
+    Lcp,
+    /// Mixed linear complementarity problem ([`MlcpProblem`]).
+    Mlcp,
+    /// Relay problem ([`RelayProblem`]).
+    Relay,
+    /// Local 2D frictional contact ([`Fc2dProblem`]).
+    Fc2d,
+    /// Local 3D frictional contact ([`Fc3dProblem`]).
+    Fc3d,
+    /// Global 2D frictional contact ([`GlobalFc2dProblem`]).
+    GlobalFc2d,
+    /// Global 3D frictional contact ([`GlobalFc3dProblem`]).
+    GlobalFc3d,
+}
+
+impl ProblemKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [ProblemKind; 7] = [
+        ProblemKind::Lcp,
+        ProblemKind::Mlcp,
+        ProblemKind::Relay,
+        ProblemKind::Fc2d,
+        ProblemKind::Fc3d,
+        ProblemKind::GlobalFc2d,
+        ProblemKind::GlobalFc3d,
+    ];
+
+    /// Short lowercase name, as the collection's folders are named: `lcp`, `mlcp`, `relay`,
+    /// `fc2d`, `fc3d`, `gfc2d`, `gfc3d`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            ProblemKind::Lcp => "lcp",
+            ProblemKind::Mlcp => "mlcp",
+            ProblemKind::Relay => "relay",
+            ProblemKind::Fc2d => "fc2d",
+            ProblemKind::Fc3d => "fc3d",
+            ProblemKind::GlobalFc2d => "gfc2d",
+            ProblemKind::GlobalFc3d => "gfc3d",
+        }
+    }
+
+    /// The kind named `name` (as [`ProblemKind::as_str`] spells it, any case).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str().eq_ignore_ascii_case(name))
+    }
+}
+
+impl std::fmt::Display for ProblemKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A problem read from a file, of any kind.
+#[derive(Clone, Debug)]
+pub enum Problem {
+    /// An LCP.
+    Lcp(LcpProblem),
+    /// An MLCP.
+    Mlcp(MlcpProblem),
+    /// A relay problem.
+    Relay(RelayProblem),
+    /// A local 2D frictional contact problem.
+    Fc2d(Fc2dProblem),
+    /// A local 3D frictional contact problem.
+    Fc3d(Fc3dProblem),
+    /// A global 2D frictional contact problem.
+    GlobalFc2d(GlobalFc2dProblem),
+    /// A global 3D frictional contact problem.
+    GlobalFc3d(GlobalFc3dProblem),
+}
+
+impl Problem {
+    /// The problem's kind.
+    pub fn kind(&self) -> ProblemKind {
+        match self {
+            Problem::Lcp(_) => ProblemKind::Lcp,
+            Problem::Mlcp(_) => ProblemKind::Mlcp,
+            Problem::Relay(_) => ProblemKind::Relay,
+            Problem::Fc2d(_) => ProblemKind::Fc2d,
+            Problem::Fc3d(_) => ProblemKind::Fc3d,
+            Problem::GlobalFc2d(_) => ProblemKind::GlobalFc2d,
+            Problem::GlobalFc3d(_) => ProblemKind::GlobalFc3d,
+        }
+    }
+
+    /// Number of unknowns: `n` (LCP, relay), `n + m` (MLCP), `d·nc` reactions (local and global
+    /// frictional contact; a global problem also has [`GlobalFc3dProblem::velocity_size`]
+    /// velocities).
+    pub fn size(&self) -> usize {
+        match self {
+            Problem::Lcp(p) => p.size(),
+            Problem::Mlcp(p) => p.size(),
+            Problem::Relay(p) => p.size(),
+            Problem::Fc2d(p) => p.size(),
+            Problem::Fc3d(p) => p.size(),
+            Problem::GlobalFc2d(p) => p.size(),
+            Problem::GlobalFc3d(p) => p.size(),
+        }
+    }
+
+    /// The problem's matrices with their names: `M` (LCP, relay, MLCP whole form, plus `A`, `B`,
+    /// `C`, `D` for an MLCP block form), `W` (local FC), `M` and `H` (global FC).
+    pub fn matrices(&self) -> Vec<(&'static str, &NumericsMatrix)> {
+        match self {
+            Problem::Lcp(p) => vec![("M", p.m())],
+            Problem::Relay(p) => vec![("M", p.m())],
+            Problem::Fc2d(p) => vec![("W", p.w())],
+            Problem::Fc3d(p) => vec![("W", p.w())],
+            Problem::GlobalFc2d(p) => vec![("M", p.m()), ("H", p.h())],
+            Problem::GlobalFc3d(p) => vec![("M", p.m()), ("H", p.h())],
+            Problem::Mlcp(p) => {
+                let mut v = Vec::new();
+                if let Some(f) = p.matrix_form() {
+                    v.push(("M", &f.matrix));
+                }
+                if let Some(f) = p.block_form() {
+                    v.extend([("A", &f.mat_a), ("B", &f.mat_b), ("C", &f.mat_c), ("D", &f.mat_d)]);
+                }
+                v
+            }
+        }
+    }
+
+    /// Number of contacts of a frictional contact problem (`None` for the other kinds).
+    pub fn number_of_contacts(&self) -> Option<usize> {
+        match self {
+            Problem::Fc2d(p) => Some(p.number_of_contacts()),
+            Problem::Fc3d(p) => Some(p.number_of_contacts()),
+            Problem::GlobalFc2d(p) => Some(p.number_of_contacts()),
+            Problem::GlobalFc3d(p) => Some(p.number_of_contacts()),
+            Problem::Lcp(_) | Problem::Mlcp(_) | Problem::Relay(_) => None,
+        }
+    }
+}
+
+/// Reads the problem in the file at `path`: of kind `kind`, or detected (see the module
+/// documentation; the path's folder or file name is the hint).
+///
+/// # Errors
+/// [`NumericsError::Io`] when the file cannot be read; [`NumericsError::Parse`] (with the path,
+/// token and line) when it is malformed or holds another kind; the problem's validation error
+/// ([`NumericsError::NonFinite`], [`NumericsError::DimensionMismatch`], ...) when the data are
+/// inconsistent.
+pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, NumericsError> {
+    let bytes = std::fs::read(path).map_err(|source| NumericsError::Io { path: path.display().to_string(), source })?;
+    let origin = path.display().to_string();
+    if bytes.starts_with(b"\x89HDF\r\n\x1a\n") {
+        return Err(NumericsError::Parse {
+            path: origin,
+            reason: "this is an HDF5 (FCLIB) file; only Siconos text files are read".into(),
+        });
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    parse_with(&text, kind, hint_from_path(path), &origin)
+}
+
+/// Parses a problem from the text of a Siconos file: of kind `kind`, or detected without a hint
+/// (see the module documentation).
+///
+/// # Errors
+/// As [`read_problem`], with `<memory>` as the path.
+pub fn parse_problem(text: &str, kind: Option<ProblemKind>) -> Result<Problem, NumericsError> {
+    parse_with(text, kind, None, "<memory>")
+}
+
+/// Writes `problem` to `path` in Siconos' layout (see [`format_problem`]).
+///
+/// # Errors
+/// [`NumericsError::Io`] when the file cannot be written.
+pub fn write_problem(path: &Path, problem: &Problem) -> Result<(), NumericsError> {
+    std::fs::write(path, format_problem(problem))
+        .map_err(|source| NumericsError::Io { path: path.display().to_string(), source })
+}
+
+/// The text of `problem` in Siconos' layout, floats in shortest round-trip form: parsing it
+/// gives back the same problem, bit for bit, and Siconos 4.4 reads it.
+pub fn format_problem(problem: &Problem) -> String {
+    let mut out = String::new();
+    problems::write_problem(&mut out, problem);
+    out
+}
+
+/// Reads an LCP file (`linearComplementarity_newFromFilename`'s layout).
+///
+/// # Errors
+/// As [`read_problem`] with the kind fixed to LCP.
+pub fn read_lcp(path: &Path) -> Result<LcpProblem, NumericsError> {
+    match read_problem(path, Some(ProblemKind::Lcp))? {
+        Problem::Lcp(p) => Ok(p),
+        other => Err(NumericsError::Parse {
+            path: path.display().to_string(),
+            reason: format!("expected an lcp, found a {} problem", other.kind()),
+        }),
+    }
+}
+
+/// Writes an LCP in Siconos' layout (`linearComplementarity_printInFile`), readable by Siconos'
+/// `linearComplementarity_newFromFilename`.
+///
+/// # Errors
+/// [`NumericsError::Io`] when the file cannot be written.
+pub fn write_lcp(path: &Path, problem: &LcpProblem) -> Result<(), NumericsError> {
+    let mut out = String::new();
+    problems::write_lcp(&mut out, problem);
+    std::fs::write(path, out).map_err(|source| NumericsError::Io { path: path.display().to_string(), source })
+}
+
+/// Parses one matrix in Siconos' layout (`NM_new_from_file`); text after it is ignored.
+///
+/// # Errors
+/// [`NumericsError::Parse`] when the text is malformed; [`NumericsError::InvalidInput`] or
+/// [`NumericsError::NonFinite`] for an inconsistent sparse-block structure.
+pub fn parse_matrix(text: &str) -> Result<NumericsMatrix, NumericsError> {
+    let tokens = tokenize(text);
+    let mut c = Cursor::new(&tokens, "<memory>");
+    matrix::read_matrix(&mut c, "the matrix")
+}
+
+/// The text of `m` in Siconos' layout (`NM_write_in_file`; a sparse matrix is written as a CSC in
+/// `cs_print` form), floats in shortest round-trip form.
+pub fn format_matrix(m: &NumericsMatrix) -> String {
+    let mut out = String::new();
+    matrix::write_matrix(&mut out, m);
+    out
+}
+
+/// The hinted kind of a file: its parent folder when that is a kind's name, else the first of
+/// `mlcp`, `relay`, `gfc2d`, `gfc3d`, `fc2d`, `fc3d`, `lcp` that its file name contains.
+fn hint_from_path(path: &Path) -> Option<ProblemKind> {
+    let folder = path.parent().and_then(|p| p.file_name()).and_then(|f| f.to_str());
+    if let Some(k) = folder.and_then(ProblemKind::from_name) {
+        return Some(k);
+    }
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    [
+        ProblemKind::Mlcp,
+        ProblemKind::Relay,
+        ProblemKind::GlobalFc2d,
+        ProblemKind::GlobalFc3d,
+        ProblemKind::Fc2d,
+        ProblemKind::Fc3d,
+        ProblemKind::Lcp,
+    ]
+    .into_iter()
+    .find(|k| name.contains(k.as_str()))
+}
+
+/// Parses with a fixed kind, or detects the layout (hinted kind first).
+fn parse_with(
+    text: &str,
+    kind: Option<ProblemKind>,
+    hint: Option<ProblemKind>,
+    origin: &str,
+) -> Result<Problem, NumericsError> {
+    let tokens = tokenize(text);
+    if let Some(k) = kind {
+        let mut c = Cursor::new(&tokens, origin);
+        return read_layout(&mut c, Layout::of(k), Some(k));
+    }
+    let mut order: Vec<Layout> = hint.map(Layout::of).into_iter().collect();
+    order.extend(Layout::DETECTION_ORDER.into_iter().filter(|l| Some(*l) != hint.map(Layout::of)));
+    let mut best: Option<(usize, usize, Problem)> = None;
+    let mut furthest: Option<((usize, bool), NumericsError)> = None;
+    for layout in order {
+        let mut c = Cursor::new(&tokens, origin);
+        match read_layout(&mut c, layout, None) {
+            Ok(p) => {
+                if Some(p.kind()) == hint {
+                    return Ok(p);
+                }
+                let rank = Layout::DETECTION_ORDER.iter().position(|l| *l == layout).unwrap_or(0);
+                let trailing = c.remaining();
+                if best.as_ref().is_none_or(|(t, r, _)| (trailing, rank) < (*t, *r)) {
+                    best = Some((trailing, rank, p));
+                }
+            }
+            Err(e) => {
+                // At the same position, a validation error (the layout matched, the data did not)
+                // says more than a parse error.
+                let key = (c.pos(), !matches!(e, NumericsError::Parse { .. }));
+                if furthest.as_ref().is_none_or(|(k, _)| key > *k) {
+                    furthest = Some((key, e));
+                }
+            }
+        }
+    }
+    match (best, furthest) {
+        (Some((_, _, p)), _) => Ok(p),
+        (None, Some((_, e))) => Err(e),
+        (None, None) => Err(NumericsError::Parse { path: origin.to_string(), reason: "no layout to try".into() }),
+    }
+}
+
+#[cfg(test)]
+mod tests;

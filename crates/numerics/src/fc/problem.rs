@@ -1,0 +1,176 @@
+//! The local frictional contact problem (2D and 3D) and the checks shared by the problem types
+//! read from Siconos files.
+
+use crate::NumericsError;
+use crate::matrix::NumericsMatrix;
+
+/// Local frictional contact problem with `nc` contacts in dimension `D` (Siconos'
+/// `FrictionContactProblem`, `numerics/src/FrictionContact/FrictionContactProblem.h`).
+///
+/// Find reactions `r ∈ R^{D·nc}` and relative velocities `u ∈ R^{D·nc}` with
+///
+/// `u = W r + q`, and for each contact `α` (components `α·D .. α·D + D`, the normal one first):
+/// `K_α ∋ r_α ⊥ û_α ∈ K_α*`, where `K_α = { r : ‖r_T‖ ≤ μ_α r_N }` is the Coulomb cone,
+/// `K_α*` its dual cone and `û_α = u_α + (μ_α ‖u_{α,T}‖, 0, …)` the modified velocity of
+/// De Saxcé (seed `002_7dac793cf693758e.txt`, Coulomb friction as a cone complementarity;
+/// seed `000_b50ea4bc6edb00b3.txt` lines 6285-6518 for the 3D local problem).
+///
+/// `D = 2` is the planar problem (one tangential component), `D = 3` the spatial one; use the
+/// aliases [`Fc2dProblem`] and [`Fc3dProblem`]. The problem owns its data.
+#[derive(Clone, Debug)]
+#[doc(alias = "FrictionContactProblem")]
+pub struct LocalFcProblem<const D: usize> {
+    w: NumericsMatrix,
+    q: Vec<f64>,
+    mu: Vec<f64>,
+}
+
+/// Planar local frictional contact problem (Siconos FC2D, `dimension = 2`).
+pub type Fc2dProblem = LocalFcProblem<2>;
+/// Spatial local frictional contact problem (Siconos FC3D, `dimension = 3`).
+pub type Fc3dProblem = LocalFcProblem<3>;
+
+impl<const D: usize> LocalFcProblem<D> {
+    /// Builds the problem from the Delassus matrix `W` (`D·nc × D·nc`), `q` (`D·nc`) and the
+    /// friction coefficients `μ` (`nc = μ.len()`, one per contact).
+    ///
+    /// # Errors
+    /// [`NumericsError::InvalidInput`] when `D` is not 2 or 3 or a `μ` is negative,
+    /// [`NumericsError::EmptyProblem`] when there is no contact,
+    /// [`NumericsError::DimensionMismatch`] when the sizes disagree,
+    /// [`NumericsError::NonFinite`] for NaN or infinite data.
+    pub fn new(w: NumericsMatrix, q: Vec<f64>, mu: Vec<f64>) -> Result<Self, NumericsError> {
+        check_contact_dimension(D, "local frictional contact problem")?;
+        let nc = mu.len();
+        if nc == 0 {
+            return Err(NumericsError::EmptyProblem { what: "local frictional contact problem without contacts" });
+        }
+        let n = D.checked_mul(nc).ok_or(NumericsError::InvalidInput {
+            what: "local frictional contact problem",
+            reason: "number of contacts overflows".into(),
+        })?;
+        check_len("fc vector q", &q, n)?;
+        check_matrix("fc matrix W", &w, n, n)?;
+        check_finite("fc vector q", &q)?;
+        check_mu(&mu)?;
+        Ok(Self { w, q, mu })
+    }
+
+    /// The contact dimension `D` (2 or 3).
+    pub fn dimension(&self) -> usize {
+        D
+    }
+
+    /// Number of contacts `nc`.
+    pub fn number_of_contacts(&self) -> usize {
+        self.mu.len()
+    }
+
+    /// Number of unknowns `D·nc` (the length of `r`, `u` and `q`).
+    pub fn size(&self) -> usize {
+        self.q.len()
+    }
+
+    /// The Delassus matrix `W`.
+    pub fn w(&self) -> &NumericsMatrix {
+        &self.w
+    }
+
+    /// The vector `q`.
+    pub fn q(&self) -> &[f64] {
+        &self.q
+    }
+
+    /// The friction coefficients `μ`, one per contact.
+    pub fn mu(&self) -> &[f64] {
+        &self.mu
+    }
+
+    /// Splits the problem into `(W, q, μ)`.
+    pub fn into_parts(self) -> (NumericsMatrix, Vec<f64>, Vec<f64>) {
+        (self.w, self.q, self.mu)
+    }
+}
+
+/// `D ∈ {2, 3}`.
+pub(crate) fn check_contact_dimension(d: usize, what: &'static str) -> Result<(), NumericsError> {
+    if d == 2 || d == 3 {
+        Ok(())
+    } else {
+        Err(NumericsError::InvalidInput { what, reason: format!("contact dimension {d} is neither 2 nor 3") })
+    }
+}
+
+/// `v.len() == expected`.
+pub(crate) fn check_len(what: &'static str, v: &[f64], expected: usize) -> Result<(), NumericsError> {
+    if v.len() == expected { Ok(()) } else { Err(NumericsError::DimensionMismatch { what, expected, found: v.len() }) }
+}
+
+/// Every entry of `v` is finite.
+pub(crate) fn check_finite(what: &'static str, v: &[f64]) -> Result<(), NumericsError> {
+    if v.iter().all(|x| x.is_finite()) { Ok(()) } else { Err(NumericsError::NonFinite { what }) }
+}
+
+/// `a` is `rows × cols` with finite entries.
+pub(crate) fn check_matrix(
+    what: &'static str,
+    a: &NumericsMatrix,
+    rows: usize,
+    cols: usize,
+) -> Result<(), NumericsError> {
+    if a.nrows() != rows {
+        return Err(NumericsError::DimensionMismatch { what, expected: rows, found: a.nrows() });
+    }
+    if a.ncols() != cols {
+        return Err(NumericsError::DimensionMismatch { what, expected: cols, found: a.ncols() });
+    }
+    if !a.is_finite() {
+        return Err(NumericsError::NonFinite { what });
+    }
+    Ok(())
+}
+
+/// Friction coefficients are finite and `μ ≥ 0`.
+pub(crate) fn check_mu(mu: &[f64]) -> Result<(), NumericsError> {
+    check_finite("friction coefficients mu", mu)?;
+    match mu.iter().position(|&m| m < 0.0) {
+        None => Ok(()),
+        Some(i) => Err(NumericsError::InvalidInput {
+            what: "friction coefficients mu",
+            reason: format!("mu[{i}] = {} is negative", mu[i]),
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use faer::Mat;
+
+    fn identity(n: usize) -> NumericsMatrix {
+        NumericsMatrix::Dense(Mat::from_fn(n, n, |i, j| if i == j { 1.0 } else { 0.0 }))
+    }
+
+    #[test]
+    fn builds_a_two_contact_fc3d_problem() {
+        let p = Fc3dProblem::new(identity(6), vec![-1.0; 6], vec![0.3, 0.5]).expect("valid problem");
+        assert_eq!((p.dimension(), p.number_of_contacts(), p.size()), (3, 2, 6));
+        assert_eq!(p.w().nrows(), 6);
+    }
+
+    #[test]
+    fn rejects_bad_data_with_typed_errors() {
+        let r = Fc2dProblem::new(identity(4), vec![0.0; 4], vec![]);
+        assert!(matches!(r, Err(NumericsError::EmptyProblem { .. })));
+        let r = Fc2dProblem::new(identity(4), vec![0.0; 3], vec![0.1, 0.1]);
+        assert!(matches!(r, Err(NumericsError::DimensionMismatch { expected: 4, found: 3, .. })));
+        let r = Fc2dProblem::new(identity(3), vec![0.0; 4], vec![0.1, 0.1]);
+        assert!(matches!(r, Err(NumericsError::DimensionMismatch { expected: 4, found: 3, .. })));
+        let r = Fc2dProblem::new(identity(4), vec![0.0; 4], vec![0.1, -0.1]);
+        assert!(matches!(r, Err(NumericsError::InvalidInput { .. })));
+        let r = Fc2dProblem::new(identity(4), vec![0.0, f64::NAN, 0.0, 0.0], vec![0.1, 0.1]);
+        assert!(matches!(r, Err(NumericsError::NonFinite { .. })));
+        let r = LocalFcProblem::<4>::new(identity(4), vec![0.0; 4], vec![0.1]);
+        assert!(matches!(r, Err(NumericsError::InvalidInput { .. })));
+    }
+}
