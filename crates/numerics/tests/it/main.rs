@@ -1,7 +1,9 @@
 //! The integration tests of nonsmooth-numerics (one binary, one module per area).
 
 mod io;
-mod lcp;
+mod lcp_collection;
+mod lcp_iterative;
+mod lcp_pivoting;
 mod matrix;
 
 use std::path::PathBuf;
