@@ -1,1 +1,249 @@
-//! Criterion benches of nonsmooth live in `benches/`.
+//! Fixtures shared by the criterion benches (`benches/lcp.rs`), the `write-bench-problems` tool
+//! and, through the manifest that tool writes, `cargo xtask bench-report` and its Siconos script.
+//!
+//! The LCP benchmark set is:
+//! - random positive definite problems `M = AᵀA + 0.1 I` of sizes [`RANDOM_SIZES`] with fixed seeds
+//!   (see [`random_lcp`]), solved to [`RANDOM_TOLERANCE`];
+//! - every `.dat` file of the Siconos LCP collection (`$NONSMOOTH_DATA/siconos/lcp/`), solved to
+//!   [`FILE_TOLERANCE`] (the tolerance of the reference table `siconos44-lcp.csv`).
+//!
+//! Every solver starts from `z = 0`, as Siconos' driver does when the caller zeroes `z`.
+
+use std::path::{Path, PathBuf};
+
+use nonsmooth::numerics::NumericsError;
+use nonsmooth::numerics::io::{self, Problem, ProblemKind};
+use nonsmooth::numerics::lcp::{LcpMethod, LcpProblem};
+use nonsmooth::numerics::matrix::NumericsMatrix;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// Sizes `n` of the random problems.
+pub const RANDOM_SIZES: [usize; 3] = [50, 200, 1000];
+
+/// Tolerance on Siconos' LCP error for the random problems.
+pub const RANDOM_TOLERANCE: f64 = 1e-10;
+
+/// Tolerance on Siconos' LCP error for the collection files (as in `siconos44-lcp.csv`).
+pub const FILE_TOLERANCE: f64 = 1e-8;
+
+/// Iteration cap given to every solver except `enum` (Siconos' default for Lemke and PGS).
+pub const MAX_ITERATIONS: usize = 10_000;
+
+/// The enumerative solver is exponential in `n`: it is run only up to this size (as the Siconos
+/// measurements of `siconos44.md` do).
+pub const ENUM_MAX_SIZE: usize = 20;
+
+/// The solver names benchmarked, as [`LcpMethod::from_name`] spells them, with the id of the
+/// matching Siconos 4.4 solver (`SICONOS_LCP_*`, `lcp_cst.h`).
+pub const SOLVERS: [(&str, i32); 6] =
+    [("lemke", 200), ("pgs", 202), ("psor", 210), ("enum", 213), ("newton-fb", 209), ("newton-min", 208)];
+
+/// Environment variable that restricts the set to a quick subset (used by
+/// `cargo xtask bench-report --quick` to prove the pipeline end to end).
+pub const QUICK_ENV: &str = "NONSMOOTH_BENCH_QUICK";
+
+/// The seed of the random problem of size `n` (fixed, so every run and Siconos see the same data).
+pub fn random_seed(n: usize) -> u64 {
+    0x5EED_0000 + n as u64
+}
+
+/// A random LCP with a symmetric positive definite matrix, the benchmark problem of
+/// `siconos44.md` ("random `M = AᵀA + 0.1 I`"):
+///
+/// `M = AᵀA + 0.1 I`, with `A` an `n × n` matrix whose entries are drawn uniformly in `[−1, 1)`
+/// (row by row, from `StdRng::seed_from_u64(seed)`), then `q` with entries uniform in `[−1, 1)`.
+/// `M` is stored dense. Since `M` is positive definite the LCP has exactly one solution.
+///
+/// # Panics
+/// When `n == 0` (the problem would be empty); the benchmark sizes are positive.
+pub fn random_lcp(n: usize, seed: u64) -> LcpProblem {
+    assert!(n > 0, "random_lcp needs n > 0");
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut a = faer::Mat::<f64>::zeros(n, n);
+    for i in 0..n {
+        for j in 0..n {
+            a[(i, j)] = rng.random_range(-1.0..1.0);
+        }
+    }
+    let q: Vec<f64> = (0..n).map(|_| rng.random_range(-1.0..1.0)).collect();
+    let mut m = faer::Mat::<f64>::zeros(n, n);
+    faer::linalg::matmul::matmul(&mut m, faer::Accum::Replace, a.transpose(), &a, 1.0, faer::Par::Seq);
+    for i in 0..n {
+        m[(i, i)] += 0.1;
+    }
+    LcpProblem::new(NumericsMatrix::Dense(m), q).expect("a finite n × n matrix with n = q.len() > 0 is a valid LCP")
+}
+
+/// Where a benchmark problem comes from.
+#[derive(Clone, Debug)]
+pub enum Source {
+    /// [`random_lcp`] with this seed.
+    Random {
+        /// The seed given to [`random_lcp`].
+        seed: u64,
+    },
+    /// A file of the Siconos collection.
+    File(PathBuf),
+}
+
+/// One problem of the benchmark set.
+#[derive(Clone, Debug)]
+pub struct BenchProblem {
+    /// Name used in benchmark ids and reports: `random` or the file stem (`lcp_exp_murty`).
+    pub name: String,
+    /// Where it comes from.
+    pub source: Source,
+    /// Tolerance every solver is given on this problem.
+    pub tolerance: f64,
+    /// The problem.
+    pub problem: LcpProblem,
+}
+
+impl BenchProblem {
+    /// Size `n`.
+    pub fn size(&self) -> usize {
+        self.problem.size()
+    }
+
+    /// Whether `solver` is run on this problem (`enum` only up to [`ENUM_MAX_SIZE`]).
+    pub fn runs(&self, solver: &str) -> bool {
+        solver != "enum" || self.size() <= ENUM_MAX_SIZE
+    }
+
+    /// The method `solver` with this problem's tolerance and the iteration cap [`MAX_ITERATIONS`]
+    /// (except `enum`, whose cap counts enumerated cases and which Siconos runs without one).
+    pub fn method(&self, solver: &str) -> Option<LcpMethod> {
+        let max_iterations = (solver != "enum").then_some(MAX_ITERATIONS);
+        LcpMethod::from_name(solver, Some(self.tolerance), max_iterations)
+    }
+}
+
+/// `true` when [`QUICK_ENV`] is set to a non-empty value other than `0`.
+pub fn quick_mode() -> bool {
+    std::env::var(QUICK_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The reference data folder: `NONSMOOTH_DATA`, or `../shared/data` seen from the workspace root.
+/// Returns `None` after printing one line when it is absent.
+pub fn data_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("NONSMOOTH_DATA") {
+        Some(d) => PathBuf::from(d),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"),
+    };
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: reference data not found at {} (set NONSMOOTH_DATA)", dir.display());
+        None
+    }
+}
+
+/// The LCP files of the Siconos collection (`<data>/siconos/lcp/*.dat`), sorted by name; empty
+/// (after printing one line) when the data folder is absent.
+pub fn collection_files() -> Vec<PathBuf> {
+    let Some(dir) = data_dir() else { return Vec::new() };
+    let dir = dir.join("siconos/lcp");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        println!("skipped: no LCP collection at {}", dir.display());
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "dat"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Reads one collection file as an LCP.
+///
+/// # Errors
+/// Whatever [`io::read_problem`] reports, or [`NumericsError::InvalidInput`] when the file holds
+/// another kind of problem.
+pub fn read_lcp(path: &Path) -> Result<LcpProblem, NumericsError> {
+    match io::read_problem(path, Some(ProblemKind::Lcp))? {
+        Problem::Lcp(p) => Ok(p),
+        other => Err(NumericsError::InvalidInput {
+            what: "benchmark problem",
+            reason: format!("{} holds a {} problem, not an lcp", path.display(), other.kind().as_str()),
+        }),
+    }
+}
+
+/// The benchmark set: the random problems, then the collection files (unreadable files are
+/// skipped with a printed line). With [`quick_mode`], only the random problem of size 50 and the
+/// files `lcp_exp_murty` and `lcp_CPS_1`.
+pub fn bench_problems() -> Vec<BenchProblem> {
+    let quick = quick_mode();
+    let mut out = Vec::new();
+    for n in RANDOM_SIZES.into_iter().filter(|&n| !quick || n == 50) {
+        let seed = random_seed(n);
+        out.push(BenchProblem {
+            name: "random".to_owned(),
+            source: Source::Random { seed },
+            tolerance: RANDOM_TOLERANCE,
+            problem: random_lcp(n, seed),
+        });
+    }
+    for path in collection_files() {
+        let name = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        if quick && name != "lcp_exp_murty" && name != "lcp_CPS_1" {
+            continue;
+        }
+        match read_lcp(&path) {
+            Ok(problem) => {
+                out.push(BenchProblem { name, source: Source::File(path), tolerance: FILE_TOLERANCE, problem })
+            }
+            Err(e) => println!("skipped {}: {e}", path.display()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn random_lcp_is_symmetric_positive_definite_and_reproducible() {
+        let p = random_lcp(30, random_seed(30));
+        let m = p.m().to_dense();
+        for i in 0..30 {
+            for j in 0..30 {
+                assert!((m[(i, j)] - m[(j, i)]).abs() < 1e-12, "M not symmetric at ({i}, {j})");
+            }
+            assert!(m[(i, i)] >= 0.1 - 1e-12, "diagonal entry {} below 0.1", m[(i, i)]);
+        }
+        // xᵀ M x ≥ 0.1 ‖x‖² for a few deterministic x.
+        for k in 0..5 {
+            let x: Vec<f64> = (0..30).map(|i| ((i * 7 + k * 13) % 11) as f64 - 5.0).collect();
+            let mx = p.m().mul_vec(&x).expect("sizes agree");
+            let xmx: f64 = x.iter().zip(&mx).map(|(a, b)| a * b).sum();
+            let xx: f64 = x.iter().map(|a| a * a).sum();
+            assert!(xmx >= 0.1 * xx - 1e-9, "xᵀMx = {xmx} < 0.1 ‖x‖² = {}", 0.1 * xx);
+        }
+        assert!(p.q().iter().all(|v| (-1.0..1.0).contains(v)));
+        let again = random_lcp(30, random_seed(30));
+        let bits = |p: &LcpProblem| p.q().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&p), bits(&again), "same seed, same q");
+        let other = random_lcp(30, random_seed(30) + 1);
+        assert_ne!(bits(&p), bits(&other), "another seed, another q");
+    }
+
+    #[test]
+    fn enum_runs_only_on_small_problems() {
+        let small = BenchProblem {
+            name: "random".into(),
+            source: Source::Random { seed: 1 },
+            tolerance: RANDOM_TOLERANCE,
+            problem: random_lcp(ENUM_MAX_SIZE, 1),
+        };
+        assert!(small.runs("enum") && small.runs("lemke"));
+        let big = BenchProblem { problem: random_lcp(ENUM_MAX_SIZE + 1, 1), ..small.clone() };
+        assert!(!big.runs("enum") && big.runs("pgs"));
+        for (name, _) in SOLVERS {
+            assert!(small.method(name).is_some(), "{name} is a known solver name");
+        }
+    }
+}

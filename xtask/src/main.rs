@@ -1,1 +1,66 @@
-fn main() {}
+//! Project automation, run as `cargo xtask <command>` (alias in `.cargo/config.toml`).
+//!
+//! Commands:
+//! - `bench-report [--quick] [--baseline NAME] [--out DIR] [--reps N] [--skip-bench]`: runs the LCP
+//!   benches, a quality pass through `nonsmooth solve --json`, and Siconos 4.4 on the same
+//!   problems when `python3-siconos` is installed; writes `docs/benchmarks/lcp.{md,csv}` and
+//!   `docs/benchmarks/lcp-ratios.svg`. See [`bench_report`].
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, bail};
+
+mod bench_report;
+mod criterion;
+mod report;
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  bench-report [options]   run the LCP benches, our quality pass and Siconos 4.4 side by side;
+                           write docs/benchmarks/lcp.md, lcp.csv and lcp-ratios.svg
+    --quick                a small subset (random n = 50, two collection files, short measurements),
+                           written to target/bench-report-quick/ unless --out is given
+    --baseline NAME        criterion baseline name (default: bench-report)
+    --out DIR              output folder (default: docs/benchmarks)
+    --reps N               timed repetitions per pair in the Siconos script (default: 5)
+    --skip-bench           reuse the criterion results of the last run with the same baseline
+";
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("bench-report") => {
+            let options = bench_report::Options::parse(&args[1..])?;
+            bench_report::run(&options)
+        }
+        Some("-h" | "--help" | "help") | None => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => bail!("unknown command {other:?}\n\n{USAGE}"),
+    }
+}
+
+/// The workspace root (the parent of this crate's folder).
+fn project_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ has a parent folder").to_path_buf()
+}
+
+/// The `cargo` that runs us (cargo sets `CARGO` for the processes it runs).
+fn cargo() -> std::process::Command {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.current_dir(project_root());
+    cmd
+}
+
+/// Runs `cmd`, failing with its description when it does not exit with 0.
+fn run_checked(cmd: &mut std::process::Command) -> anyhow::Result<()> {
+    let status = cmd.status().with_context(|| format!("cannot start {cmd:?}"))?;
+    if !status.success() {
+        bail!("{cmd:?} failed: {status}");
+    }
+    Ok(())
+}
