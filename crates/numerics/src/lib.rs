@@ -36,3 +36,8 @@ pub mod relay;
 
 pub use error::NumericsError;
 pub use report::{SolverReport, SolverStatus};
+
+/// The dense linear algebra crate our dense matrices come from (`faer::Mat`, `faer::mat!`).
+pub use faer;
+/// The sparse matrix crate our general sparse matrices come from (`sprs::CsMat`).
+pub use sprs;
