@@ -6,7 +6,7 @@ use faer::Mat;
 use nonsmooth_numerics::NumericsError;
 use nonsmooth_numerics::lcp::{EnumOptions, EnumSolver, LcpMethod, LcpProblem, LcpSolver, LemkeOptions, LemkeSolver};
 use nonsmooth_numerics::matrix::NumericsMatrix;
-use nonsmooth_numerics::proptest::{p_matrix_lcp, psd_lcp};
+use nonsmooth_numerics::proptest::{p_matrix_lcp, psd_lcp, singular_psd_lcp};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -58,32 +58,6 @@ fn pd_nonsymmetric_lcp(n: usize) -> impl Strategy<Value = LcpProblem> {
     )
 }
 
-/// A feasible LCP with a singular symmetric PSD matrix, in exact arithmetic: `M = BᵀB` with `B`
-/// a `k × n` integer matrix (`k < n` when `n ≥ 2`, entries in `−3..=3`), a complementary
-/// integer pair `x0 ≥ 0`, `w0 ≥ 0`, `x0ᵀw0 = 0`, and `q = w0 − M x0`. Every number is a small
-/// integer, so `q` is exact and the LCP has the solution `x0` exactly.
-///
-/// Integer data make the problems exactly feasible and highly degenerate (many ratios of the
-/// ratio test are equal in exact arithmetic), which exercises the lexicographic rule and its
-/// tie threshold. (The exported `psd_lcp` computes `q = w0 − M x0` in floating point from real
-/// entries: with a singular `M`, the rounding of `q` can make the problem infeasible in exact
-/// arithmetic; the first case of `tests/proptest-regressions/lcp_pivoting.txt` is one.)
-fn exact_singular_psd_lcp(n: usize) -> impl Strategy<Value = LcpProblem> {
-    (1..=n.saturating_sub(1).max(1))
-        .prop_flat_map(move |k| (Just(k), vec(-3i32..=3, k * n), vec((any::<bool>(), 1i32..=5, 0i32..=5), n)))
-        .prop_map(move |(k, b, pairs)| {
-            let m = Mat::from_fn(n, n, |i, j| (0..k).map(|r| f64::from(b[r + i * k] * b[r + j * k])).sum::<f64>());
-            let x0: Vec<f64> = pairs.iter().map(|&(active, x, _)| if active { f64::from(x) } else { 0.0 }).collect();
-            let q: Vec<f64> = (0..n)
-                .map(|i| {
-                    let w0 = if pairs[i].0 { 0.0 } else { f64::from(pairs[i].2) };
-                    w0 - (0..n).map(|j| m[(i, j)] * x0[j]).sum::<f64>()
-                })
-                .collect();
-            LcpProblem::new(NumericsMatrix::Dense(m), q).expect("finite data, n ≥ 1")
-        })
-}
-
 proptest! {
     // A fixed seed: the runs are reproducible (PROPTEST_CASES still sets the number of cases).
     #![proptest_config(ProptestConfig { rng_seed: RngSeed::Fixed(0x1e3e), ..ProptestConfig::with_cases(64) })]
@@ -123,6 +97,21 @@ proptest! {
     }
 
     #[test]
+    fn refactorizing_at_every_pivot_keeps_the_pivots(problem in (1usize..=30).prop_flat_map(p_matrix_lcp)) {
+        // A refactorization rebuilds b and B⁻¹ from the same basis: on these well-conditioned
+        // problems the pivots are the same and the solutions agree to rounding.
+        let mut every_pivot = LemkeSolver::new(LemkeOptions::default().with_refactorization_interval(1))
+            .expect("valid options");
+        let (reference, z_reference, _) = solve(&mut lemke(), &problem);
+        let (report, z, _) = solve(&mut every_pivot, &problem);
+        prop_assert!(reference.is_converged() && report.is_converged(), "{reference:?} {report:?}");
+        prop_assert_eq!(report.iterations, reference.iterations);
+        for (a, b) in z.iter().zip(&z_reference) {
+            prop_assert!((a - b).abs() <= 1e-10 * (1.0 + b.abs()), "{} vs {}", a, b);
+        }
+    }
+
+    #[test]
     fn a_second_solve_from_the_solution_takes_no_pivot(problem in (1usize..=20).prop_flat_map(p_matrix_lcp)) {
         let mut solver = lemke();
         let n = problem.size();
@@ -135,53 +124,67 @@ proptest! {
     }
 }
 
-/// Solves `cases` problems drawn from `strategy` with a fixed seed; asserts that status and
-/// residual agree on every one, that the converged ones are complementary to `tol`, and
-/// returns the failures (case index, size, report).
-fn sample_lemke<S: Strategy<Value = LcpProblem>>(
+/// Solves `cases` problems drawn from `strategy` with a fixed seed (the same problems on every
+/// run) and asserts that every one is solved: status converged, residual at most 1e-10, and
+/// complementary to `tol` (see `assert_complementary`). When the problem comes with a known
+/// solution `x0` and a symmetric positive semidefinite `M`, also asserts that `w = M z + q`
+/// equals `M x0 + q` (to `1e-9` of the size of its terms): `w` is the same at every solution of
+/// such an LCP (see `singular_psd_lcp`), so this checks the solution against an exact one.
+/// Returns the total number of pivots.
+fn assert_lemke_solves_all<S: Strategy<Value = (LcpProblem, Option<Vec<f64>>)>>(
     strategy: S,
     cases: usize,
     tol: f64,
-) -> Vec<(usize, usize, nonsmooth_numerics::SolverReport)> {
+) -> usize {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::TestRunner;
     let mut runner = TestRunner::deterministic();
-    let mut failures = Vec::new();
+    let mut solver = lemke();
+    let mut pivots = 0;
     for case in 0..cases {
-        let problem = strategy.new_tree(&mut runner).expect("strategy generates").current();
-        let (report, z, _) = solve(&mut lemke(), &problem);
-        assert_eq!(report.is_converged(), report.residual <= 1e-10, "case {case}: {report:?}");
-        if report.is_converged() {
-            assert_complementary(&problem, &z, tol).unwrap_or_else(|e| panic!("case {case}: {e}"));
-        } else {
-            failures.push((case, problem.size(), report));
+        let (problem, x0) = strategy.new_tree(&mut runner).expect("strategy generates").current();
+        let (report, z, _) = solve(&mut solver, &problem);
+        pivots += report.iterations;
+        assert!(report.is_converged() && report.residual <= 1e-10, "case {case} (n = {}): {report:?}", problem.size());
+        assert_complementary(&problem, &z, tol).unwrap_or_else(|e| panic!("case {case}: {e}"));
+        if let Some(x0) = x0 {
+            let n = problem.size();
+            let m = problem.m();
+            for i in 0..n {
+                let w = problem.q()[i] + (0..n).map(|j| m.get(i, j) * z[j]).sum::<f64>();
+                let w0 = problem.q()[i] + (0..n).map(|j| m.get(i, j) * x0[j]).sum::<f64>();
+                let scale = 1.0 + problem.q()[i].abs() + (0..n).map(|j| (m.get(i, j) * z[j]).abs()).sum::<f64>();
+                assert!((w - w0).abs() <= 1e-9 * scale, "case {case}: w[{i}] = {w}, exact {w0}");
+            }
         }
     }
-    failures
+    pivots
 }
 
-/// Lemke on the exported `psd_lcp` family, 400 problems drawn with a fixed seed (n ≤ 30).
-/// Its regularized half is positive definite; its singular half computes `q = w0 − M x0` in
-/// floating point, which makes some instances infeasible in exact arithmetic or degenerate
-/// below what double precision resolves (ratios equal to 1e-11 after pivots of 1e-4; see the
-/// cases in `tests/proptest-regressions/lcp_pivoting.txt`, on which exact rational Lemke ends on
-/// a ray or follows a path a floating-point tableau cannot). So this asserts that nearly all
-/// are solved, and that every failure is reported as one (status and residual agree).
+/// Lemke on the exported `psd_lcp` family, 20 000 problems drawn with a fixed seed (n ≤ 30), every
+/// one feasible: the regularized half is positive definite, the singular half has small integer
+/// data and a known solution (`singular_psd_lcp`), so its `q` is exact. All are solved. (The
+/// first and third cases of `tests/proptest-regressions/lcp_pivoting.txt` come from an earlier
+/// version of the family that computed `q` in floating point from real entries: exact rational
+/// Lemke ends them on a ray, they have no exact solution.)
 #[test]
-fn lemke_solves_nearly_all_exported_psd_lcps() {
-    let failures = sample_lemke((1usize..=30).prop_flat_map(psd_lcp), 400, 1e-9);
-    assert!(failures.len() <= 4, "{} failures of 400: {failures:?}", failures.len());
+fn lemke_solves_every_exported_psd_lcp() {
+    let pivots = assert_lemke_solves_all((1usize..=30).prop_flat_map(psd_lcp).prop_map(|p| (p, None)), 20_000, 1e-9);
+    assert!(pivots > 2000, "the family is not trivial: {pivots} pivots");
 }
 
 /// Lemke on exactly feasible, highly degenerate singular PSD LCPs with integer data
-/// (`exact_singular_psd_lcp`, n ≤ 30), 1000 problems drawn with a fixed seed. The
-/// lexicographic rule, the tie threshold and the refinement of doubtful ratio tests solve
-/// nearly all; the rest are paths on which the product-form `B⁻¹` has lost too many digits
-/// after small pivots (a refactorization of the basis would be the remedy).
+/// (`singular_psd_lcp`, n ≤ 30), 20 000 problems drawn with a fixed seed: many ratios of the ratio
+/// test are equal in exact arithmetic, so this exercises the lexicographic rule, its tie
+/// threshold, the refinement of doubtful ratio tests and the refactorization of the basis. All
+/// are solved, with the `w` of the known solution. (Before the refactorization, 2 in 1000
+/// ended on a complementary basis with a residual of 1e-10 to 1e-7: the path had left the exact
+/// one after small pivots, or the final basis was ill-conditioned.)
 #[test]
-fn lemke_solves_nearly_all_degenerate_singular_psd_lcps() {
-    let failures = sample_lemke((1usize..=30).prop_flat_map(exact_singular_psd_lcp), 1000, 1e-10);
-    assert!(failures.len() <= 5, "{} failures of 1000: {failures:?}", failures.len());
+fn lemke_solves_every_degenerate_singular_psd_lcp() {
+    let strategy = (1usize..=30).prop_flat_map(singular_psd_lcp).prop_map(|(p, x0)| (p, Some(x0)));
+    let pivots = assert_lemke_solves_all(strategy, 20_000, 1e-10);
+    assert!(pivots > 2000, "the family is not trivial: {pivots} pivots");
 }
 
 /// The Lemke solver on `M = AᵀA + 0.1 I` with `A`, `q` standard normal (seeded), the benchmark
