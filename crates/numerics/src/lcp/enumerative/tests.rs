@@ -93,11 +93,11 @@ fn siconos_order_accepts_the_case_siconos_accepts() {
     ];
     for (name, m, q, siconos_index) in cases {
         let problem = lcp(m, &q);
-        let (report, _) = solve_with(EnumOptions::default().with_siconos_order(true), &problem);
+        let (report, _) = solve_with(EnumOptions::default().with_guess_first(false).with_siconos_order(true), &problem);
         assert_eq!(report.status, SolverStatus::Converged, "{name}");
         assert_eq!(report.iterations - 1, siconos_index, "{name}");
         // Smallest-first finds a solution too (the same one: these problems have one here).
-        let (report, _) = solve_with(EnumOptions::default(), &problem);
+        let (report, _) = solve_with(EnumOptions::default().with_guess_first(false), &problem);
         assert_eq!(report.status, SolverStatus::Converged, "{name}");
     }
 }
@@ -107,10 +107,10 @@ fn smallest_first_counts_are_pinned() {
     // M = [[2, 1], [1, 2]]: q = (−5, 1) is solved by J = {0}, the 2nd set; q = (−5, −6) by
     // J = {0, 1}, the 4th and last.
     let m = faer::mat![[2.0, 1.0], [1.0, 2.0]];
-    let (report, z) = solve_with(EnumOptions::default(), &lcp(m.clone(), &[-5.0, 1.0]));
+    let (report, z) = solve_with(EnumOptions::default().with_guess_first(false), &lcp(m.clone(), &[-5.0, 1.0]));
     assert_eq!((report.status, report.iterations), (SolverStatus::Converged, 2));
     assert!((z[0] - 2.5).abs() < 1e-15 && z[1].abs() < 1e-15);
-    let (report, z) = solve_with(EnumOptions::default(), &lcp(m, &[-5.0, -6.0]));
+    let (report, z) = solve_with(EnumOptions::default().with_guess_first(false), &lcp(m, &[-5.0, -6.0]));
     assert_eq!((report.status, report.iterations), (SolverStatus::Converged, 4));
     assert!((z[0] - 4.0 / 3.0).abs() < 1e-14 && (z[1] - 7.0 / 3.0).abs() < 1e-14);
 }
@@ -120,7 +120,7 @@ fn singular_sets_are_skipped() {
     // M = [[1, 1], [1, 1]], q = (−1, −1): M_JJ is singular for J = {0, 1}; J = {0} gives
     // z = (1, 0), w = (0, 0) (Siconos' lcp_CPS_1, whose solutions are z₁ + z₂ = 1).
     let problem = lcp(faer::mat![[1.0, 1.0], [1.0, 1.0]], &[-1.0, -1.0]);
-    let (report, z) = solve_with(EnumOptions::default().with_siconos_order(true), &problem);
+    let (report, z) = solve_with(EnumOptions::default().with_guess_first(false).with_siconos_order(true), &problem);
     assert_eq!((report.status, report.iterations), (SolverStatus::Converged, 2));
     assert!((z[0] - 0.0).abs() < 1e-15 && (z[1] - 1.0).abs() < 1e-15, "{z:?}");
 }
@@ -128,7 +128,7 @@ fn singular_sets_are_skipped() {
 #[test]
 fn infeasible_problem_tries_every_set_and_stalls() {
     let problem = lcp(faer::mat![[-1.0, 0.0], [0.0, -1.0]], &[-1.0, -2.0]);
-    let (report, z) = solve_with(EnumOptions::default(), &problem);
+    let (report, z) = solve_with(EnumOptions::default().with_guess_first(false), &problem);
     assert_eq!(report.status, SolverStatus::Stalled);
     assert_eq!(report.iterations, 4);
     assert_eq!(z, vec![0.0, 0.0]);
@@ -138,7 +138,7 @@ fn infeasible_problem_tries_every_set_and_stalls() {
 #[test]
 fn the_cap_stops_the_enumeration() {
     let problem = lcp(faer::mat![[2.0, 1.0], [1.0, 2.0]], &[-5.0, -6.0]);
-    let (report, _) = solve_with(EnumOptions::default().with_max_iterations(3), &problem);
+    let (report, _) = solve_with(EnumOptions::default().with_guess_first(false).with_max_iterations(3), &problem);
     assert_eq!(report.status, SolverStatus::MaxIterations);
     assert_eq!(report.iterations, 3);
 }
@@ -148,11 +148,11 @@ fn large_problems_hit_the_cap_without_overflow() {
     // n = 70 > 64: no bit mask is involved. M = I, q = −1: the solution z = 1 has J = all.
     let n = 70;
     let problem = lcp(Mat::identity(n, n), &vec![-1.0; n]);
-    let (report, _) = solve_with(EnumOptions::default().with_max_iterations(100), &problem);
+    let (report, _) = solve_with(EnumOptions::default().with_guess_first(false).with_max_iterations(100), &problem);
     assert_eq!(report.status, SolverStatus::MaxIterations);
     assert_eq!(report.iterations, 100);
     // Siconos' order starts with J = all, the solution.
-    let (report, z) = solve_with(EnumOptions::default().with_siconos_order(true), &problem);
+    let (report, z) = solve_with(EnumOptions::default().with_guess_first(false).with_siconos_order(true), &problem);
     assert_eq!((report.status, report.iterations), (SolverStatus::Converged, 1));
     assert!(z.iter().all(|zi| (zi - 1.0).abs() < 1e-15));
 }
@@ -179,4 +179,22 @@ fn invalid_options_and_lengths_are_typed_errors() {
     let mut solver = EnumSolver::new(EnumOptions::default()).expect("valid options");
     let (mut z, mut w) = (vec![0.0; 3], vec![0.0; 2]);
     assert!(matches!(solver.solve(&problem, &mut z, &mut w), Err(NumericsError::DimensionMismatch { .. })));
+}
+
+/// The first guess `J = {i : q_i < 0}` solves a diagonal LCP at once, where smallest-first
+/// enumeration needs every one of the 2ⁿ sets (the case of Siconos' `lcp_trivial`).
+#[test]
+fn the_negative_q_guess_solves_a_diagonal_lcp_first() {
+    let n = 9;
+    let m = Mat::from_fn(n, n, |i, j| if i == j { (i + 1) as f64 } else { 0.0 });
+    let problem = lcp(m, &[-1.0; 9]);
+    let (report, z) = solve_with(EnumOptions::default(), &problem);
+    assert!(report.is_converged());
+    assert_eq!(report.iterations, 1);
+    for (i, zi) in z.iter().enumerate() {
+        assert!((zi - 1.0 / (i + 1) as f64).abs() < 1e-15);
+    }
+    let (ordered, _) = solve_with(EnumOptions::default().with_guess_first(false), &problem);
+    assert!(ordered.is_converged());
+    assert_eq!(ordered.iterations, 1 << n);
 }
