@@ -4,6 +4,7 @@ mod io;
 mod lcp_collection;
 mod lcp_iterative;
 mod lcp_pivoting;
+mod lcp_problem;
 mod matrix;
 
 use std::path::PathBuf;
