@@ -480,34 +480,7 @@ fn grow<T: Clone>(v: &mut Vec<T>, len: usize, fill: T) {
 /// Copies `m` (any storage) into the dense column-major buffer `out` (`n × n`, already sized)
 /// and returns `max |mᵢⱼ|`.
 pub(super) fn copy_to_dense(m: &NumericsMatrix, out: &mut [f64]) -> f64 {
-    let n = m.nrows();
-    match m {
-        NumericsMatrix::Dense(d) => {
-            for (j, col) in out.chunks_exact_mut(n).enumerate() {
-                col.copy_from_slice(d.col_as_slice(j));
-            }
-        }
-        NumericsMatrix::SparseBlock(s) => {
-            out.fill(0.0);
-            for bi in 0..s.n_block_rows() {
-                let r0 = s.row_block_start(bi);
-                let nr = s.row_block_size(bi);
-                for k in s.row_ptr()[bi]..s.row_ptr()[bi + 1] {
-                    let bj = s.col_idx()[k];
-                    let c0 = s.col_block_start(bj);
-                    for (c, bcol) in s.block(k).chunks_exact(nr).enumerate() {
-                        out[(c0 + c) * n + r0..][..nr].copy_from_slice(bcol);
-                    }
-                }
-            }
-        }
-        NumericsMatrix::Sparse(s) => {
-            out.fill(0.0);
-            for (&v, (i, j)) in s.iter() {
-                out[j * n + i] += v;
-            }
-        }
-    }
+    m.copy_to_col_major(out);
     out.iter().fold(0.0, |a: f64, v| a.max(v.abs()))
 }
 

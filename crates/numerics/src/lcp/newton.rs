@@ -300,34 +300,6 @@ impl DenseM<'_> {
     }
 }
 
-/// Writes a sparse-block or sparse matrix into a zeroed column-major `n × n` buffer.
-fn fill_dense(m: &NumericsMatrix, out: &mut [f64]) {
-    let n = m.nrows();
-    out.fill(0.0);
-    match m {
-        NumericsMatrix::Dense(_) => {}
-        NumericsMatrix::SparseBlock(s) => {
-            for bi in 0..s.n_block_rows() {
-                let r0 = s.row_block_start(bi);
-                let nr = s.row_block_size(bi);
-                for k in s.row_ptr()[bi]..s.row_ptr()[bi + 1] {
-                    let bj = s.col_idx()[k];
-                    let c0 = s.col_block_start(bj);
-                    let b = s.block(k);
-                    for c in 0..s.col_block_size(bj) {
-                        out[(c0 + c) * n + r0..(c0 + c) * n + r0 + nr].copy_from_slice(&b[c * nr..(c + 1) * nr]);
-                    }
-                }
-            }
-        }
-        NumericsMatrix::Sparse(s) => {
-            for (&v, (i, j)) in s.iter() {
-                out[j * n + i] += v;
-            }
-        }
-    }
-}
-
 /// Fischer–Burmeister `φ(a, b) = √(a² + b²) − a − b`, evaluated without cancellation: for
 /// `a + b > 0` as `−2ab / (√(a² + b²) + a + b)`.
 #[inline]
@@ -581,7 +553,7 @@ impl LcpSolver for NewtonSolver {
         let m = match problem.m() {
             NumericsMatrix::Dense(m) => DenseM::Faer(m),
             other => {
-                fill_dense(other, m_copy);
+                other.copy_to_col_major(&mut m_copy[..n * n]);
                 DenseM::Buffer(m_copy, n)
             }
         };

@@ -201,6 +201,45 @@ impl NumericsMatrix {
         }
     }
 
+    /// Writes the matrix, whatever its storage, into the dense column-major buffer `out`
+    /// (`out[i + j·nrows] = A_ij`), without allocating: solvers that work on a dense copy reuse
+    /// their buffer across solves. Entries not stored are written as zeros; duplicate sparse
+    /// entries are summed.
+    ///
+    /// # Panics
+    /// When `out.len() != nrows · ncols`.
+    #[track_caller]
+    pub fn copy_to_col_major(&self, out: &mut [f64]) {
+        let rows = self.nrows();
+        assert_eq!(out.len(), rows * self.ncols(), "copy_to_col_major: the buffer has the wrong length");
+        match self {
+            NumericsMatrix::Dense(d) => {
+                for (j, col) in out.chunks_exact_mut(rows.max(1)).enumerate().take(d.ncols()) {
+                    col.copy_from_slice(d.col_as_slice(j));
+                }
+            }
+            NumericsMatrix::SparseBlock(s) => {
+                out.fill(0.0);
+                for bi in 0..s.n_block_rows() {
+                    let r0 = s.row_block_start(bi);
+                    let nr = s.row_block_size(bi);
+                    for k in s.row_ptr()[bi]..s.row_ptr()[bi + 1] {
+                        let c0 = s.col_block_start(s.col_idx()[k]);
+                        for (c, bcol) in s.block(k).chunks_exact(nr).enumerate() {
+                            out[(c0 + c) * rows + r0..][..nr].copy_from_slice(bcol);
+                        }
+                    }
+                }
+            }
+            NumericsMatrix::Sparse(s) => {
+                out.fill(0.0);
+                for (&v, (i, j)) in s.iter() {
+                    out[j * rows + i] += v;
+                }
+            }
+        }
+    }
+
     /// A dense copy.
     pub fn to_dense(&self) -> Mat<f64> {
         match self {

@@ -259,3 +259,27 @@ fn products_check_dimensions_and_block_structures() {
     assert_eq!(c.storage(), Storage::SparseBlock);
     assert_eq!(c.to_dense(), reference);
 }
+
+/// `copy_to_col_major` writes the same column-major entries from every storage, over a buffer
+/// holding stale values.
+#[test]
+fn copy_to_col_major_agrees_across_storages() {
+    let sbm = NumericsMatrix::SparseBlock(example());
+    let dense = example_dense();
+    let expected: Vec<f64> = (0..5).flat_map(|j| (0..5).map(move |i| (i, j))).map(|(i, j)| dense[(i, j)]).collect();
+    for m in [
+        NumericsMatrix::Dense(dense.clone()),
+        sbm.clone(),
+        NumericsMatrix::Sparse(sbm.to_csr()),
+        NumericsMatrix::Sparse(sbm.to_csc()),
+    ] {
+        let mut out = vec![f64::NAN; 25];
+        m.copy_to_col_major(&mut out);
+        assert_eq!(
+            out.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            expected.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            "{:?}",
+            m.storage()
+        );
+    }
+}

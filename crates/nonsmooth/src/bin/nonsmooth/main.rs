@@ -70,23 +70,9 @@ struct InfoArgs {
 /// The names `--type` accepts, as `ProblemKind::as_str` spells them.
 const KIND_NAMES: [&str; 7] = ["lcp", "mlcp", "relay", "fc2d", "fc3d", "gfc2d", "gfc3d"];
 
-/// Every problem kind, to map a `--type` name back to its `ProblemKind`.
-fn all_kinds() -> [ProblemKind; 7] {
-    [
-        ProblemKind::Lcp,
-        ProblemKind::Mlcp,
-        ProblemKind::Relay,
-        ProblemKind::Fc2d,
-        ProblemKind::Fc3d,
-        ProblemKind::GlobalFc2d,
-        ProblemKind::GlobalFc3d,
-    ]
-}
-
 /// The kind named `name` (one of [`KIND_NAMES`], which clap has already checked).
 fn kind_from_name(name: Option<&str>) -> Option<ProblemKind> {
-    let name = name?;
-    all_kinds().into_iter().find(|k| k.as_str() == name)
+    name.and_then(ProblemKind::from_name)
 }
 
 /// What a command ends with: its exit code, or a bad-input message for stderr (exit 2).
