@@ -33,6 +33,7 @@ pub mod mlcp;
 #[cfg(feature = "proptest-support")]
 pub mod proptest;
 pub mod relay;
+pub mod roots;
 
 pub use error::NumericsError;
 pub use report::{SolverReport, SolverStatus};
