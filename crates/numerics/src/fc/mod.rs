@@ -2,9 +2,15 @@
 //! `numerics/src/FrictionContact`): `u = W r + q` with one Coulomb cone per contact.
 //!
 //! [`LocalFcProblem`] is generic over the contact dimension `D` (2 or 3); use the aliases
-//! [`Fc2dProblem`] and [`Fc3dProblem`]. Only the problem types live here for now; solvers come
-//! with a later issue. The global form (`M v = q + H r`) is in [`crate::gfc`].
+//! [`Fc2dProblem`] and [`Fc3dProblem`]. Here so far: the problems, their error measure
+//! ([`LocalFcProblem::compute_error`], Siconos 4.4's `fc3d_compute_error` / `fc2d_compute_error`)
+//! and the projection on the Coulomb cone; the solvers come with issue 3. The global form
+//! (`M v = q + H r`) is in [`crate::gfc`].
 
+pub(crate) mod compute_error;
 pub(crate) mod problem;
+pub(crate) mod projection;
 
+pub use compute_error::contact_error_squared;
 pub use problem::{Fc2dProblem, Fc3dProblem, LocalFcProblem};
+pub use projection::{ConeProjection, projection_on_cone, projection_on_cone_2d};

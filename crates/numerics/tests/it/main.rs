@@ -1,11 +1,13 @@
 //! The integration tests of nonsmooth-numerics (one binary, one module per area).
 
+mod fc_error;
 mod io;
 mod lcp_collection;
 mod lcp_iterative;
 mod lcp_pivoting;
 mod lcp_problem;
 mod matrix;
+mod quartic;
 
 use std::path::PathBuf;
 
