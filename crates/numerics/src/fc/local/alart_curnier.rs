@@ -1,0 +1,244 @@
+//! Semismooth Newton method on the Alart–Curnier function of one contact (seed
+//! `000_b50ea4bc6edb00b3.txt` lines 6519-6833; Siconos `fc3d_AlartCurnier_functions.c`,
+//! `computeAlartCurnierSTD`, and `fc3d_onecontact_nonsmooth_Newton_solvers.c`).
+
+use super::projection::{OneContactProjectionOptions, solve_projection};
+use super::{OneContactProblem, check_options, check_start};
+use crate::{NumericsError, SolverReport, SolverStatus};
+
+/// Options of [`solve_alart_curnier`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct AlartCurnierOptions {
+    /// Stop when [`OneContactProblem::error`] is at or below this (default: 1e-12).
+    pub tolerance: f64,
+    /// Newton iteration cap (default: 200).
+    pub max_iterations: usize,
+    /// Armijo constant `σ` of the line search on `ψ = ½‖Φ‖²` (default: 1e-4).
+    pub armijo_sigma: f64,
+    /// Maximal number of step halvings in the line search (default: 30).
+    pub max_line_search: usize,
+    /// Cap on the projection iterations run from the current iterate when the line search
+    /// fails, before Newton resumes (Siconos' hybrid strategy; 0 disables it) (default: 5000).
+    pub hybrid_projection_iterations: usize,
+}
+
+impl Default for AlartCurnierOptions {
+    fn default() -> Self {
+        Self {
+            tolerance: 1e-12,
+            max_iterations: 200,
+            armijo_sigma: 1e-4,
+            max_line_search: 30,
+            hybrid_projection_iterations: 5000,
+        }
+    }
+}
+
+/// The Alart–Curnier function `Φ(r)` and one element `J` of its generalized Jacobian
+/// (row-major), with `u = W r + q`, `ρ = (ρ_N, ρ_T)`:
+///
+/// * `d = r_N − ρ_N u_N`, `Φ_N = r_N − max(0, d)`;
+/// * `z = r_T − ρ_T u_T`, `Φ_T = r_T − P_{B(0, μ max(0, d))}(z)` (projection on the disk).
+///
+/// Cases of the Jacobian (`J = ∂Φ/∂r + ∂Φ/∂u · W`): take-off `d ≤ 0` gives the row `e_N`;
+/// contact `d > 0` gives `ρ_N W_N`. Sticking `‖z‖ ≤ R = μ max(0, d)` (including the degenerate
+/// `z = 0, R = 0`) gives `ρ_T W_T`; sliding `‖z‖ > R` gives
+/// `E_T − (R/‖z‖)(I − ẑẑᵀ)(E_T − ρ_T W_T) − μ ẑ (e_N − ρ_N W_N)` (the last term only when
+/// `d > 0`; with `d ≤ 0`, `R = 0` and the row is `E_T`). The boundary cases `d = 0` and
+/// `‖z‖ = R` take the take-off and sticking branches, both elements of the generalized Jacobian.
+pub fn alart_curnier_function(problem: &OneContactProblem, r: &[f64; 3], rho: [f64; 2]) -> ([f64; 3], [[f64; 3]; 3]) {
+    let w = problem.w();
+    let mu = problem.mu();
+    let u = problem.velocity(r);
+    let [rho_n, rho_t] = rho;
+    let mut phi = [0.0; 3];
+    let mut jac = [[0.0; 3]; 3];
+    let d = r[0] - rho_n * u[0];
+    if d > 0.0 {
+        phi[0] = r[0] - d;
+        jac[0] = w[0].map(|v| rho_n * v);
+    } else {
+        phi[0] = r[0];
+        jac[0] = [1.0, 0.0, 0.0];
+    }
+    let radius = mu * d.max(0.0);
+    let z = [r[1] - rho_t * u[1], r[2] - rho_t * u[2]];
+    let nz = z[0].hypot(z[1]);
+    if nz <= radius {
+        // Sticking: Φ_T = r_T − z = ρ_T u_T.
+        for k in 0..2 {
+            phi[k + 1] = r[k + 1] - z[k];
+            jac[k + 1] = w[k + 1].map(|v| rho_t * v);
+        }
+    } else {
+        // Sliding (nz > radius ≥ 0, so nz > 0).
+        let zh = [z[0] / nz, z[1] / nz];
+        let s = radius / nz;
+        // dz/dr = E_T − ρ_T W_T (2×3).
+        let mut dz = [[0.0; 3]; 2];
+        for k in 0..2 {
+            for j in 0..3 {
+                dz[k][j] = if j == k + 1 { 1.0 } else { 0.0 } - rho_t * w[k + 1][j];
+            }
+        }
+        for k in 0..2 {
+            phi[k + 1] = r[k + 1] - radius * zh[k];
+            for j in 0..3 {
+                let proj = dz[k][j] - zh[k] * (zh[0] * dz[0][j] + zh[1] * dz[1][j]);
+                let e = if j == k + 1 { 1.0 } else { 0.0 };
+                let dradius = if d > 0.0 { mu * (if j == 0 { 1.0 } else { 0.0 } - rho_n * w[0][j]) } else { 0.0 };
+                jac[k + 1][j] = e - s * proj - zh[k] * dradius;
+            }
+        }
+    }
+    (phi, jac)
+}
+
+/// Solves `A x = b` (3×3) by Gaussian elimination with partial pivoting; `None` when a pivot is
+/// below `1e-14 · max|A|` (numerically singular).
+// Row operations between rows i and k of the same array read best with indices.
+#[allow(clippy::needless_range_loop)]
+pub(super) fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> Option<[f64; 3]> {
+    let scale = a.iter().flatten().fold(0.0_f64, |m, v| m.max(v.abs()));
+    if !(scale.is_finite() && scale > 0.0) {
+        return None;
+    }
+    for k in 0..3 {
+        let p = (k..3).max_by(|&i, &j| a[i][k].abs().total_cmp(&a[j][k].abs())).unwrap_or(k);
+        if a[p][k].abs() <= 1e-14 * scale {
+            return None;
+        }
+        a.swap(k, p);
+        b.swap(k, p);
+        for i in k + 1..3 {
+            let f = a[i][k] / a[k][k];
+            for j in k..3 {
+                a[i][j] -= f * a[k][j];
+            }
+            b[i] -= f * b[k];
+        }
+    }
+    let mut x = [0.0; 3];
+    for k in (0..3).rev() {
+        let mut s = b[k];
+        for j in k + 1..3 {
+            s -= a[k][j] * x[j];
+        }
+        x[k] = s / a[k][k];
+    }
+    Some(x)
+}
+
+fn half_sq(phi: &[f64; 3]) -> f64 {
+    0.5 * (phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2])
+}
+
+/// Solves one contact by the semismooth Newton method on the Alart–Curnier function
+/// [`alart_curnier_function`], starting from `r` and overwriting it with the last iterate.
+///
+/// `ρ_N = 1/W_NN`, `ρ_T = 2/(W_T1T1 + W_T2T2)`: one over the diagonal of `W`, with one common
+/// tangential value (a different value per tangential component would turn the disk projection
+/// into a law other than Coulomb's isotropic one).
+///
+/// Each iteration solves `J Δ = −Φ`; when `J` is numerically singular it takes the
+/// Levenberg–Marquardt step `(JᵀJ + λI) Δ = −JᵀΦ`, `λ = 1e-10 ‖J‖_F²`. The step is damped by
+/// an Armijo line search on `ψ = ½‖Φ‖²`: `t ∈ {1, ½, ¼, …}`, accept when
+/// `ψ(r + tΔ) ≤ ψ(r) + σ t ∇ψᵀΔ`, `∇ψ = JᵀΦ`. When no `t` is accepted, the hybrid strategy
+/// (as Siconos' `fc3d_onecontact_nonsmooth_Newton_solvers.c` hybrid variants) runs
+/// [`solve_projection`] from the current iterate until its error is 100 times smaller (at most
+/// `hybrid_projection_iterations` steps) and resumes Newton from there (with the option at 0, the smallest trial step is taken). The
+/// reported `iterations` counts Newton steps only; the error is [`OneContactProblem::error`].
+///
+/// A line search "fails" when no `t` gives a strict Armijo decrease, and also when there is no
+/// usable direction (zero or non-computable step: a stationary point of `ψ` that is not a zero
+/// of `Φ`, e.g. a sticking iterate with a singular `W`).
+///
+/// Status: `Converged` at `error ≤ tolerance`, `MaxIterations` at the cap, `Stalled` when there
+/// is no direction and the hybrid strategy is off, `NumericalBreakdown` on a non-finite iterate.
+///
+/// # Errors
+/// [`NumericsError::InvalidOption`] for a non-positive tolerance, a zero iteration cap or `σ`
+/// outside `(0, 1)`, [`NumericsError::NonFinite`] for a non-finite starting `r`.
+pub fn solve_alart_curnier(
+    problem: &OneContactProblem,
+    r: &mut [f64; 3],
+    options: &AlartCurnierOptions,
+) -> Result<SolverReport, NumericsError> {
+    check_options(options.tolerance, options.max_iterations)?;
+    if !(options.armijo_sigma > 0.0 && options.armijo_sigma < 1.0) {
+        return Err(NumericsError::InvalidOption { name: "armijo_sigma", reason: "must be in (0, 1)" });
+    }
+    check_start(r)?;
+    let w = problem.w();
+    let rho = [1.0 / w[0][0], 2.0 / (w[1][1] + w[2][2])];
+    let mut error = problem.error(r);
+    if error <= options.tolerance {
+        return Ok(SolverReport::new(SolverStatus::Converged, 0, error));
+    }
+    for it in 1..=options.max_iterations {
+        let (phi, jac) = alart_curnier_function(problem, r, rho);
+        let psi = half_sq(&phi);
+        let mut grad = [0.0; 3];
+        for (j, g) in grad.iter_mut().enumerate() {
+            *g = (0..3).map(|i| jac[i][j] * phi[i]).sum();
+        }
+        let step = solve3(jac, phi.map(|v| -v)).or_else(|| {
+            let lambda = 1e-10 * jac.iter().flatten().map(|v| v * v).sum::<f64>();
+            let mut jtj = [[0.0; 3]; 3];
+            for (a, row) in jtj.iter_mut().enumerate() {
+                for (b, v) in row.iter_mut().enumerate() {
+                    *v = (0..3).map(|i| jac[i][a] * jac[i][b]).sum::<f64>() + if a == b { lambda } else { 0.0 };
+                }
+            }
+            solve3(jtj, grad.map(|v| -v))
+        });
+        // No usable direction (singular least squares, zero step: a stationary point of ψ that
+        // is not a zero of Φ) counts as a failed line search.
+        let step = step.filter(|d| d.iter().any(|v| v.abs() > f64::MIN_POSITIVE));
+        let mut trial = *r;
+        let mut accepted = false;
+        if let Some(step) = step {
+            let slope: f64 = (0..3).map(|j| grad[j] * step[j]).sum();
+            let mut t = 1.0;
+            for _ in 0..=options.max_line_search {
+                trial = [r[0] + t * step[0], r[1] + t * step[1], r[2] + t * step[2]];
+                let psi_t = half_sq(&alart_curnier_function(problem, &trial, rho).0);
+                // Strict decrease required: a zero slope (ψ flat along Δ) is no progress.
+                if psi_t <= psi + options.armijo_sigma * t * slope.min(0.0) && psi_t < psi {
+                    accepted = true;
+                    break;
+                }
+                t *= 0.5;
+            }
+        }
+        if !accepted && options.hybrid_projection_iterations == 0 && step.is_none() {
+            return Ok(SolverReport::new(SolverStatus::Stalled, it, error));
+        }
+        if !accepted && options.hybrid_projection_iterations > 0 {
+            // Hybrid strategy: leave the region where Newton cycles with projection steps.
+            // Run until the error dropped by 100 (or converged), so Newton restarts elsewhere.
+            let popts = OneContactProjectionOptions {
+                tolerance: options.tolerance.max(1e-2 * error),
+                max_iterations: options.hybrid_projection_iterations,
+            };
+            let rep = solve_projection(problem, r, &popts)?;
+            if !rep.residual.is_finite() {
+                return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, rep.residual));
+            }
+            if rep.residual <= options.tolerance {
+                return Ok(SolverReport::new(SolverStatus::Converged, it, rep.residual));
+            }
+        } else {
+            *r = trial;
+        }
+        error = problem.error(r);
+        if !error.is_finite() {
+            return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, error));
+        }
+        if error <= options.tolerance {
+            return Ok(SolverReport::new(SolverStatus::Converged, it, error));
+        }
+    }
+    Ok(SolverReport::new(SolverStatus::MaxIterations, options.max_iterations, error))
+}

@@ -1,0 +1,92 @@
+use super::alart_curnier::alart_curnier_function;
+use super::*;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+fn random_problem(rng: &mut StdRng) -> OneContactProblem {
+    let a: [[f64; 3]; 3] = std::array::from_fn(|_| std::array::from_fn(|_| rng.random_range(-1.0..1.0)));
+    let w = std::array::from_fn(|i| {
+        std::array::from_fn(|j| (0..3).map(|k| a[k][i] * a[k][j]).sum::<f64>() + if i == j { 0.1 } else { 0.0 })
+    });
+    let q = std::array::from_fn(|_| rng.random_range(-1.0..1.0));
+    OneContactProblem::new(w, q, rng.random_range(0.0..1.5)).expect("valid random problem")
+}
+
+/// Away from the kinks the Jacobian element equals the finite-difference derivative of Φ.
+#[test]
+fn jacobian_matches_finite_differences() {
+    let mut rng = StdRng::seed_from_u64(0x0ac7);
+    let mut checked = 0;
+    for _ in 0..500 {
+        let p = random_problem(&mut rng);
+        let r: [f64; 3] = std::array::from_fn(|_| rng.random_range(-1.0..1.0));
+        let rho = [1.0 / p.w()[0][0], 2.0 / (p.w()[1][1] + p.w()[2][2])];
+        let (phi, jac) = alart_curnier_function(&p, &r, rho);
+        let h = 1e-7;
+        let mut ok = true;
+        let mut fd = [[0.0; 3]; 3];
+        for j in 0..3 {
+            let mut rp = r;
+            rp[j] += h;
+            let mut rm = r;
+            rm[j] -= h;
+            let (pp, jp) = alart_curnier_function(&p, &rp, rho);
+            let (pm, jm) = alart_curnier_function(&p, &rm, rho);
+            // Skip points where a kink lies within h (the Jacobian element changes).
+            if jp.iter().flatten().zip(jm.iter().flatten()).any(|(a, b)| (a - b).abs() > 1e-4) {
+                ok = false;
+            }
+            for i in 0..3 {
+                fd[i][j] = (pp[i] - pm[i]) / (2.0 * h);
+            }
+        }
+        assert!(phi.iter().all(|v| v.is_finite()));
+        if ok {
+            checked += 1;
+            for i in 0..3 {
+                for j in 0..3 {
+                    assert!((fd[i][j] - jac[i][j]).abs() < 1e-5, "J[{i}][{j}] = {} vs fd {}", jac[i][j], fd[i][j]);
+                }
+            }
+        }
+    }
+    assert!(checked > 400, "only {checked} smooth points");
+}
+
+#[test]
+fn invalid_input_and_options_are_typed_errors() {
+    let w = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    assert!(matches!(OneContactProblem::new(w, [0.0; 3], -0.1), Err(NumericsError::InvalidInput { .. })));
+    assert!(matches!(OneContactProblem::new(w, [f64::NAN, 0.0, 0.0], 0.1), Err(NumericsError::NonFinite { .. })));
+    let mut w0 = w;
+    w0[1][1] = 0.0;
+    assert!(matches!(OneContactProblem::new(w0, [0.0; 3], 0.1), Err(NumericsError::InvalidInput { .. })));
+    let p = OneContactProblem::new(w, [-1.0, 0.0, 0.0], 0.5).expect("valid");
+    let mut r = [0.0; 3];
+    let opts = AlartCurnierOptions { tolerance: 0.0, ..Default::default() };
+    assert!(matches!(solve_alart_curnier(&p, &mut r, &opts), Err(NumericsError::InvalidOption { .. })));
+    let opts = OneContactProjectionOptions { max_iterations: 0, ..Default::default() };
+    assert!(matches!(solve_projection(&p, &mut r, &opts), Err(NumericsError::InvalidOption { .. })));
+    let mut r = [f64::INFINITY, 0.0, 0.0];
+    assert!(matches!(
+        solve_projection(&p, &mut r, &OneContactProjectionOptions::default()),
+        Err(NumericsError::NonFinite { .. })
+    ));
+}
+
+/// A singular (positive semidefinite) `W` makes the sticking Jacobian `diag(ρ) W` singular: the
+/// solver takes the Levenberg–Marquardt step instead of panicking, and at the resulting
+/// stationary point of `½‖Φ‖²` (not a solution) the hybrid projection phase. Here `W e = 0` for
+/// `e = (1, −1, 0)/√2` and `q = (−1, 0.1, 0.05)` admits solutions; both solvers must solve it.
+#[test]
+fn singular_newton_matrix_falls_back() {
+    let w = [[1.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    assert!(super::alart_curnier::solve3(w, [1.0, 0.0, 0.0]).is_none());
+    let p = OneContactProblem::new(w, [-1.0, 0.1, 0.05], 0.8).expect("valid");
+    let mut r = [0.0; 3];
+    let rep = solve_projection(&p, &mut r, &OneContactProjectionOptions::default()).expect("valid");
+    assert!(rep.is_converged() && p.error(&r) <= 1e-12, "{rep:?} {r:?}");
+    let mut r = [0.0; 3];
+    let rep = solve_alart_curnier(&p, &mut r, &AlartCurnierOptions::default()).expect("valid");
+    assert!(rep.is_converged() && p.error(&r) <= 1e-12, "{rep:?} {r:?}");
+}
