@@ -8,6 +8,8 @@
 //! (`M v = q + H r`) is in [`crate::gfc`].
 
 pub(crate) mod compute_error;
+pub mod fc2d_lcp;
+pub mod local;
 pub(crate) mod problem;
 pub(crate) mod projection;
 

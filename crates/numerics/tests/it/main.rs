@@ -1,6 +1,8 @@
 //! The integration tests of nonsmooth-numerics (one binary, one module per area).
 
+mod fc2d_lcp;
 mod fc_error;
+mod fc_local;
 mod io;
 mod lcp_collection;
 mod lcp_iterative;
