@@ -12,11 +12,13 @@
 
 mod alart_curnier;
 mod projection;
+mod quartic;
 #[cfg(test)]
 mod tests;
 
 pub use alart_curnier::{AlartCurnierOptions, alart_curnier_function, solve_alart_curnier};
 pub use projection::{OneContactProjectionOptions, solve_projection};
+pub use quartic::{QuarticOptions, solve_quartic};
 
 use super::compute_error::contact_error_squared;
 use crate::NumericsError;
