@@ -10,6 +10,7 @@
 pub(crate) mod compute_error;
 pub mod fc2d_lcp;
 pub mod local;
+pub mod nsgs;
 pub(crate) mod problem;
 pub(crate) mod projection;
 

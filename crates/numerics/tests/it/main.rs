@@ -3,6 +3,8 @@
 mod fc2d_lcp;
 mod fc_error;
 mod fc_local;
+mod fc_nsgs;
+mod fc_quartic;
 mod io;
 mod lcp_collection;
 mod lcp_iterative;
