@@ -288,9 +288,34 @@ fn info_reads_one_file_of_each_collection_folder() {
 #[test]
 fn problem_types_without_a_solver_exit_with_2() {
     let Some(data) = data_dir() else { return };
-    let path = data.join("siconos/fc3d/FC3D_Example1.dat");
-    let out = run(&["solve", str_path(&path), "--type", "fc3d"]);
+    let path = data.join("siconos/gfc3d/GFC3D_Example1.dat");
+    let out = run(&["solve", str_path(&path), "--type", "gfc3d"]);
     assert_eq!(code(&out), 2, "stdout {} stderr {}", stdout(&out), stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("fc3d") && err.contains("no solver"), "{err}");
+    assert!(err.contains("gfc3d") && err.contains("no solver"), "{err}");
+}
+
+/// Frictional contact files are solved: FC3D by NSGS (both local solvers), FC2D by Lemke on the
+/// LCP reformulation; the residual is the problem's own error measure.
+#[test]
+fn frictional_contact_files_are_solved() {
+    let Some(data) = data_dir() else { return };
+    for (file, solver, kind) in [
+        ("siconos/fc3d/Rover1039.dat", "nsgs", "fc3d"),
+        ("siconos/fc3d/FC3D_Example1_SBM.dat", "nsgs-projection", "fc3d"),
+        ("siconos/fc2d/FrictionContactProblem00031.dat", "lemke", "fc2d"),
+    ] {
+        let path = data.join(file);
+        let out = run(&["solve", str_path(&path), "--solver", solver, "--tolerance", "1e-8", "--json"]);
+        assert_eq!(code(&out), 0, "{file}: stdout {} stderr {}", stdout(&out), stderr(&out));
+        let line = json_line(&out);
+        assert_eq!(line["problem"], kind);
+        assert_eq!(line["solver"], solver);
+        assert_eq!(line["status"], "converged");
+        assert!(line["residual"].as_f64().expect("a number") <= 1e-8, "{file}: {line}");
+    }
+    let path = data.join("siconos/fc3d/Rover1039.dat");
+    let out = run(&["solve", str_path(&path), "--solver", "lemke"]);
+    assert_eq!(code(&out), 2, "lemke is not an fc3d solver");
+    assert!(stderr(&out).contains("nsgs"), "{}", stderr(&out));
 }

@@ -2,14 +2,23 @@
 
 use std::time::Instant;
 
-use nonsmooth::numerics::SolverReport;
+use nonsmooth::numerics::fc::fc2d_lcp::{Fc2dLemkeOptions, Fc2dLemkeSolver};
+use nonsmooth::numerics::fc::nsgs::{NsgsLocalSolver, NsgsOptions, NsgsSolver};
 use nonsmooth::numerics::io::{self, Problem};
-use nonsmooth::numerics::lcp::{LcpMethod, LcpProblem};
+use nonsmooth::numerics::lcp::{LcpMethod, LemkeOptions};
+use nonsmooth::numerics::{NumericsError, SolverReport};
 
 use crate::{Outcome, SolveArgs, json_f64, json_string, kind_from_name};
 
 /// The solver used on LCPs when `--solver` is not given.
 const DEFAULT_LCP_SOLVER: &str = "lemke";
+
+/// Solver names for FC3D problems: NSGS with the Alart–Curnier local solver (the default) or
+/// with the projection local solver.
+const FC3D_SOLVERS: [&str; 2] = ["nsgs", "nsgs-projection"];
+
+/// Solver names for FC2D problems: the LCP reformulation solved by Lemke.
+const FC2D_SOLVERS: [&str; 1] = ["lemke"];
 
 /// Number of timed solves; the reported time is the best of them.
 const TIMED_RUNS: usize = 3;
@@ -21,19 +30,61 @@ pub(crate) fn run(args: &SolveArgs) -> Outcome {
         Err(e) => return Outcome::BadInput(e.to_string()),
     };
     let kind = problem.kind().as_str();
-    let Problem::Lcp(lcp) = problem else {
-        return Outcome::BadInput(format!(
-            "no solver exists yet for {kind} problems (only lcp problems can be solved)"
-        ));
+    let storage = problem.matrices().first().map(|(_, m)| m.storage().as_str()).unwrap_or("-");
+    let size = problem.size();
+    let timed = match &problem {
+        Problem::Lcp(lcp) => {
+            let name = args.solver.as_deref().unwrap_or(DEFAULT_LCP_SOLVER);
+            let Some(method) = LcpMethod::from_name(name, args.tolerance, args.max_iterations) else {
+                return unknown_solver(name, kind, &LcpMethod::NAMES);
+            };
+            method.build().and_then(|mut solver| {
+                let name = solver.name();
+                time_solves(name, size, |z, w| solver.solve(lcp, z, w))
+            })
+        }
+        Problem::Fc3d(fc) => {
+            let name = args.solver.as_deref().unwrap_or(FC3D_SOLVERS[0]);
+            let local = match name {
+                "nsgs" => NsgsLocalSolver::AlartCurnier,
+                "nsgs-projection" => NsgsLocalSolver::Projection,
+                _ => return unknown_solver(name, kind, &FC3D_SOLVERS),
+            };
+            let mut options = NsgsOptions::default().with_local_solver(local);
+            if let Some(t) = args.tolerance {
+                options = options.with_tolerance(t);
+            }
+            if let Some(k) = args.max_iterations {
+                options = options.with_max_iterations(k);
+            }
+            NsgsSolver::new(options).and_then(|mut solver| {
+                let name = if name == "nsgs" { "nsgs" } else { "nsgs-projection" };
+                time_solves(name, size, |r, u| solver.solve(fc, r, u))
+            })
+        }
+        Problem::Fc2d(fc) => {
+            let name = args.solver.as_deref().unwrap_or(FC2D_SOLVERS[0]);
+            if name != "lemke" {
+                return unknown_solver(name, kind, &FC2D_SOLVERS);
+            }
+            let mut lemke = LemkeOptions::default();
+            if let Some(k) = args.max_iterations {
+                lemke = lemke.with_max_iterations(k);
+            }
+            let mut options = Fc2dLemkeOptions::default().with_lemke(lemke);
+            if let Some(t) = args.tolerance {
+                options = options.with_tolerance(t);
+            }
+            Fc2dLemkeSolver::new(options)
+                .and_then(|mut solver| time_solves("lemke", size, |r, u| solver.solve(fc, r, u)))
+        }
+        _ => {
+            return Outcome::BadInput(format!(
+                "no solver exists yet for {kind} problems (lcp, fc2d and fc3d problems can be solved)"
+            ));
+        }
     };
-    let name = args.solver.as_deref().unwrap_or(DEFAULT_LCP_SOLVER);
-    let Some(method) = LcpMethod::from_name(name, args.tolerance, args.max_iterations) else {
-        return Outcome::BadInput(format!(
-            "unknown solver '{name}' for lcp problems; valid names: {}",
-            LcpMethod::NAMES.join(", ")
-        ));
-    };
-    let timed = match solve_lcp(&lcp, method) {
+    let timed = match timed {
         Ok(t) => t,
         Err(e) => return Outcome::BadInput(e.to_string()),
     };
@@ -41,10 +92,11 @@ pub(crate) fn run(args: &SolveArgs) -> Outcome {
     let report = timed.report;
     if args.json {
         println!(
-            "{{\"file\": {}, \"problem\": \"lcp\", \"size\": {}, \"solver\": {}, \"status\": {}, \"iterations\": {}, \
+            "{{\"file\": {}, \"problem\": {}, \"size\": {}, \"solver\": {}, \"status\": {}, \"iterations\": {}, \
              \"residual\": {}, \"solve_seconds\": {}}}",
             json_string(&file),
-            lcp.size(),
+            json_string(kind),
+            size,
             json_string(timed.solver),
             json_string(report.status.as_str()),
             report.iterations,
@@ -53,16 +105,21 @@ pub(crate) fn run(args: &SolveArgs) -> Outcome {
         );
     } else {
         println!("file        {file}");
-        println!("problem     lcp");
-        println!("size        {}", lcp.size());
-        println!("storage     {}", lcp.m().storage().as_str());
+        println!("problem     {kind}");
+        println!("size        {size}");
+        println!("storage     {storage}");
         println!("solver      {}", timed.solver);
         println!("status      {}", report.status.as_str());
         println!("iterations  {}", report.iterations);
         println!("residual    {:.3e}", report.residual);
-        println!("solve time  {:.3e} s (best of {TIMED_RUNS}, from z = 0)", timed.seconds);
+        println!("solve time  {:.3e} s (best of {TIMED_RUNS}, from a zero start)", timed.seconds);
     }
     Outcome::Done(if report.is_converged() { 0 } else { 1 })
+}
+
+/// Bad input: `name` is not a solver of problems of type `kind`.
+fn unknown_solver(name: &str, kind: &str, valid: &[&str]) -> Outcome {
+    Outcome::BadInput(format!("unknown solver '{name}' for {kind} problems; valid names: {}", valid.join(", ")))
 }
 
 /// The outcome of the timed solves.
@@ -75,22 +132,24 @@ struct Timed {
     seconds: f64,
 }
 
-/// Builds the solver and solves [`TIMED_RUNS`] times, each from `z = 0`; only the calls to
-/// `solve` are timed (reading the file and building the solver are not).
-fn solve_lcp(problem: &LcpProblem, method: LcpMethod) -> Result<Timed, nonsmooth::numerics::NumericsError> {
-    let mut solver = method.build()?;
-    let n = problem.size();
-    let (mut z, mut w) = (vec![0.0; n], vec![0.0; n]);
+/// Calls `solve(x, y)` [`TIMED_RUNS`] times, each from `x = y = 0` (vectors of length `n`); only
+/// the calls are timed (reading the file and building the solver are not).
+fn time_solves(
+    solver: &'static str,
+    n: usize,
+    mut solve: impl FnMut(&mut [f64], &mut [f64]) -> Result<SolverReport, NumericsError>,
+) -> Result<Timed, NumericsError> {
+    let (mut x, mut y) = (vec![0.0; n], vec![0.0; n]);
     let mut seconds = f64::INFINITY;
     let mut last = None;
     for _ in 0..TIMED_RUNS {
-        z.fill(0.0);
-        w.fill(0.0);
+        x.fill(0.0);
+        y.fill(0.0);
         let start = Instant::now();
-        let report = solver.solve(problem, &mut z, &mut w)?;
+        let report = solve(&mut x, &mut y)?;
         seconds = seconds.min(start.elapsed().as_secs_f64());
         last = Some(report);
     }
     let report = last.expect("TIMED_RUNS > 0, so the loop ran at least once");
-    Ok(Timed { solver: solver.name(), report, seconds })
+    Ok(Timed { solver, report, seconds })
 }
