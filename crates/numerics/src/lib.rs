@@ -22,6 +22,7 @@
 //! ```
 
 mod error;
+mod options;
 mod report;
 
 pub mod fc;

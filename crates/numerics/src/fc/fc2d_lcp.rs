@@ -149,9 +149,7 @@ impl Fc2dLemkeSolver {
     /// [`NumericsError::InvalidOption`] when `tolerance` is not positive (or NaN), or an inner
     /// Lemke option is invalid (see [`LemkeSolver::new`]).
     pub fn new(options: Fc2dLemkeOptions) -> Result<Self, NumericsError> {
-        if options.tolerance.is_nan() || options.tolerance <= 0.0 {
-            return Err(NumericsError::InvalidOption { name: "tolerance", reason: "must be positive" });
-        }
+        crate::options::positive("tolerance", options.tolerance)?;
         let lemke = LemkeSolver::new(options.lemke.clone())?;
         Ok(Self { options, lemke, z: Vec::new(), w: Vec::new() })
     }

@@ -16,6 +16,7 @@ use super::local::{
     AlartCurnierOptions, OneContactProblem, OneContactProjectionOptions, solve_alart_curnier, solve_projection,
 };
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix};
+use crate::options;
 use crate::{NumericsError, SolverReport, SolverStatus};
 
 /// The one-contact solver NSGS runs on each contact.
@@ -112,27 +113,13 @@ impl NsgsOptions {
     }
 
     fn validate(&self) -> Result<(), NumericsError> {
-        if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
-            return Err(NumericsError::InvalidOption { name: "tolerance", reason: "must be positive and finite" });
-        }
-        if !(self.local_tolerance.is_finite() && self.local_tolerance > 0.0) {
-            return Err(NumericsError::InvalidOption {
-                name: "local_tolerance",
-                reason: "must be positive and finite",
-            });
-        }
-        if self.local_max_iterations == 0 {
-            return Err(NumericsError::InvalidOption { name: "local_max_iterations", reason: "must be at least 1" });
-        }
+        options::positive_finite("tolerance", self.tolerance)?;
+        options::positive_finite("local_tolerance", self.local_tolerance)?;
+        options::at_least_one("local_max_iterations", self.local_max_iterations)?;
         if !(self.relaxation > 0.0 && self.relaxation <= 1.0) {
             return Err(NumericsError::InvalidOption { name: "relaxation", reason: "must lie in (0, 1]" });
         }
-        if self.error_evaluation_frequency == 0 {
-            return Err(NumericsError::InvalidOption {
-                name: "error_evaluation_frequency",
-                reason: "must be at least 1",
-            });
-        }
+        options::at_least_one("error_evaluation_frequency", self.error_evaluation_frequency)?;
         Ok(())
     }
 }

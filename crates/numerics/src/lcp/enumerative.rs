@@ -20,6 +20,7 @@
 
 use super::lemke::copy_to_dense;
 use super::{LcpProblem, LcpSolver};
+use crate::options;
 use crate::{NumericsError, SolverReport, SolverStatus};
 
 #[cfg(test)]
@@ -93,12 +94,8 @@ impl EnumOptions {
     }
 
     fn validate(&self) -> Result<(), NumericsError> {
-        if self.tolerance.is_nan() || self.tolerance <= 0.0 {
-            return Err(NumericsError::InvalidOption { name: "tolerance", reason: "must be positive" });
-        }
-        if self.max_iterations == 0 {
-            return Err(NumericsError::InvalidOption { name: "max_iterations", reason: "must be at least 1" });
-        }
+        options::positive("tolerance", self.tolerance)?;
+        options::at_least_one("max_iterations", self.max_iterations)?;
         Ok(())
     }
 }

@@ -78,6 +78,7 @@ use super::{LcpProblem, LcpSolver};
 use faer::traits::pulp::{Arch, Simd, WithSimd};
 
 use crate::matrix::NumericsMatrix;
+use crate::options;
 use crate::{NumericsError, SolverReport, SolverStatus};
 
 #[cfg(test)]
@@ -180,12 +181,8 @@ impl LemkeOptions {
     }
 
     fn validate(&self) -> Result<(), NumericsError> {
-        if self.tolerance.is_nan() || self.tolerance <= 0.0 {
-            return Err(NumericsError::InvalidOption { name: "tolerance", reason: "must be positive" });
-        }
-        if self.max_iterations == 0 {
-            return Err(NumericsError::InvalidOption { name: "max_iterations", reason: "must be at least 1" });
-        }
+        options::positive("tolerance", self.tolerance)?;
+        options::at_least_one("max_iterations", self.max_iterations)?;
         if self.pivot_tolerance.is_nan() || self.pivot_tolerance < 0.0 || self.pivot_tolerance >= 1.0 {
             return Err(NumericsError::InvalidOption { name: "pivot_tolerance", reason: "must be in [0, 1)" });
         }

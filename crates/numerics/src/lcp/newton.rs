@@ -18,6 +18,7 @@ use faer::{Accum, Mat, MatMut, MatRef, Par};
 
 use super::{LcpProblem, LcpSolver};
 use crate::matrix::{NumericsMatrix, axpy, dot};
+use crate::options;
 use crate::{NumericsError, SolverReport, SolverStatus};
 
 /// The complementarity function whose root the Newton method seeks.
@@ -112,9 +113,7 @@ impl NewtonOptions {
 
     fn validate(&self) -> Result<(), NumericsError> {
         let invalid = |name, reason| Err(NumericsError::InvalidOption { name, reason });
-        if !self.tolerance.is_finite() || self.tolerance <= 0.0 {
-            return invalid("tolerance", "must be positive and finite");
-        }
+        options::positive_finite("tolerance", self.tolerance)?;
         if self.sufficient_decrease.is_nan() || self.sufficient_decrease <= 0.0 || self.sufficient_decrease >= 0.5 {
             return invalid("sufficient_decrease", "must lie in (0, 1/2)");
         }

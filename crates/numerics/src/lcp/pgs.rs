@@ -7,6 +7,7 @@ use faer::Mat;
 
 use super::{LcpProblem, LcpSolver};
 use crate::matrix::{NumericsMatrix, axpy};
+use crate::options;
 use crate::{NumericsError, SolverReport, SolverStatus};
 
 /// Options of [`PgsSolver`].
@@ -77,18 +78,11 @@ impl PgsOptions {
     }
 
     fn validate(&self) -> Result<(), NumericsError> {
-        if !self.tolerance.is_finite() || self.tolerance <= 0.0 {
-            return Err(NumericsError::InvalidOption { name: "tolerance", reason: "must be positive and finite" });
-        }
+        options::positive_finite("tolerance", self.tolerance)?;
         if !self.relaxation.is_finite() || self.relaxation <= 0.0 || self.relaxation >= 2.0 {
             return Err(NumericsError::InvalidOption { name: "relaxation", reason: "must lie in (0, 2)" });
         }
-        if self.error_evaluation_frequency == 0 {
-            return Err(NumericsError::InvalidOption {
-                name: "error_evaluation_frequency",
-                reason: "must be at least 1",
-            });
-        }
+        options::at_least_one("error_evaluation_frequency", self.error_evaluation_frequency)?;
         Ok(())
     }
 }

@@ -106,13 +106,8 @@ pub(crate) fn norm3(x: &[f64; 3]) -> f64 {
 
 /// Checks the common options: a positive finite tolerance and at least one iteration.
 fn check_options(tolerance: f64, max_iterations: usize) -> Result<(), NumericsError> {
-    if !(tolerance.is_finite() && tolerance > 0.0) {
-        return Err(NumericsError::InvalidOption { name: "tolerance", reason: "must be finite and > 0" });
-    }
-    if max_iterations == 0 {
-        return Err(NumericsError::InvalidOption { name: "max_iterations", reason: "must be >= 1" });
-    }
-    Ok(())
+    crate::options::positive_finite("tolerance", tolerance)?;
+    crate::options::at_least_one("max_iterations", max_iterations)
 }
 
 /// Checks that the starting point is finite.

@@ -49,9 +49,7 @@ pub fn solve_quartic(
     r: &mut [f64; 3],
     options: &QuarticOptions,
 ) -> Result<SolverReport, NumericsError> {
-    if !(options.tolerance.is_finite() && options.tolerance > 0.0) {
-        return Err(NumericsError::InvalidOption { name: "tolerance", reason: "must be finite and > 0" });
-    }
+    crate::options::positive_finite("tolerance", options.tolerance)?;
     check_start(r)?;
     let mut best = Best { r: [0.0; 3], error: f64::INFINITY, count: 0 };
     best.offer(problem, [0.0; 3]);
