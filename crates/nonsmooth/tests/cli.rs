@@ -288,15 +288,16 @@ fn info_reads_one_file_of_each_collection_folder() {
 #[test]
 fn problem_types_without_a_solver_exit_with_2() {
     let Some(data) = data_dir() else { return };
-    let path = data.join("siconos/gfc3d/GFC3D_Example1.dat");
-    let out = run(&["solve", str_path(&path), "--type", "gfc3d"]);
+    let path = data.join("siconos/mlcp/Buck2_mlcp.dat");
+    let out = run(&["solve", str_path(&path), "--type", "mlcp"]);
     assert_eq!(code(&out), 2, "stdout {} stderr {}", stdout(&out), stderr(&out));
     let err = stderr(&out);
-    assert!(err.contains("gfc3d") && err.contains("no solver"), "{err}");
+    assert!(err.contains("mlcp") && err.contains("no solver"), "{err}");
 }
 
-/// Frictional contact files are solved: FC3D by NSGS (both local solvers), FC2D by Lemke on the
-/// LCP reformulation; the residual is the problem's own error measure.
+/// Frictional contact files are solved: FC3D by NSGS (three local solvers), NSN-AC and PROX, FC2D
+/// by Lemke on the LCP reformulation and by NSGS, FCLIB files as `.dat` ones, global files by condensation (GFC3D with NSGS on the local form, GFC2D with
+/// Lemke); the residual is the problem's own error measure (global error for global files).
 #[test]
 fn frictional_contact_files_are_solved() {
     let Some(data) = data_dir() else { return };
@@ -304,6 +305,14 @@ fn frictional_contact_files_are_solved() {
         ("siconos/fc3d/Rover1039.dat", "nsgs", "fc3d"),
         ("siconos/fc3d/FC3D_Example1_SBM.dat", "nsgs-projection", "fc3d"),
         ("siconos/fc2d/FrictionContactProblem00031.dat", "lemke", "fc2d"),
+        ("siconos/fc2d/FrictionContactProblem00031.dat", "nsgs", "fc2d"),
+        ("siconos/fc3d/Capsules-i101-404.dat", "nsn-ac", "fc3d"),
+        ("siconos/fc3d/Capsules-i122-1617.dat", "prox", "fc3d"),
+        ("siconos/fc3d/Rover1040.dat", "nsgs-quartic", "fc3d"),
+        ("siconos/fc3d/LMGC_100_PR_PerioBox-i00361-60-03000.hdf5", "prox", "fc3d"),
+        ("siconos/gfc3d/Box_Stacks-i0122-82-5.hdf5", "prox", "gfc3d"),
+        ("siconos/gfc3d/GFC3D_TwoRods1.dat", "nsgs", "gfc3d"),
+        ("siconos/gfc2d/gfc2d_granularflowonwall_00069_00350.dat", "lemke", "gfc2d"),
     ] {
         let path = data.join(file);
         let out = run(&["solve", str_path(&path), "--solver", solver, "--tolerance", "1e-8", "--json"]);

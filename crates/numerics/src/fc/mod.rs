@@ -7,13 +7,19 @@
 //! and the projection on the Coulomb cone; the solvers come with issue 3. The global form
 //! (`M v = q + H r`) is in [`crate::gfc`].
 
+pub mod colouring;
 pub(crate) mod compute_error;
 pub mod fc2d_lcp;
 pub mod local;
+pub mod method;
 pub mod nsgs;
+pub mod nsgs2d;
+pub mod nsn_ac;
 pub(crate) mod problem;
 pub(crate) mod projection;
+pub mod prox;
 
 pub use compute_error::contact_error_squared;
+pub use method::{Fc3dMethod, Fc3dSolver};
 pub use problem::{Fc2dProblem, Fc3dProblem, LocalFcProblem};
 pub use projection::{ConeProjection, projection_on_cone, projection_on_cone_2d};

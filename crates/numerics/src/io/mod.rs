@@ -48,6 +48,14 @@
 //! with every float in Rust's shortest round-trip form (`{:e}`), so write-then-read gives back
 //! the same bits. Dense entries are written one matrix column per line.
 //!
+//! # FCLIB files
+//!
+//! [`read_problem`] and [`write_problem`] hand a path ending in `.hdf5` or `.h5` (any case) to
+//! the FCLIB reader and writer ([`fclib::read_fclib`], [`fclib::write_fclib`]; HDF5, local and
+//! global frictional contact problems); [`read_problem`] also does so for a file of another
+//! name that starts with the HDF5 signature. They need the `fclib` cargo feature (on by
+//! default); without it such a path gives [`NumericsError::InvalidInput`].
+//!
 //! # Robustness
 //!
 //! Every read is checked and a malformed input gives a [`NumericsError::Parse`] naming the token
@@ -56,6 +64,8 @@
 //! (`3.5` is refused where a count is expected). Nothing is allocated for a declared size before
 //! checking that enough tokens remain to fill it, so memory stays proportional to the input.
 
+#[cfg(feature = "fclib")]
+pub mod fclib;
 mod lexer;
 mod matrix;
 mod problems;
@@ -214,22 +224,23 @@ impl Problem {
 }
 
 /// Reads the problem in the file at `path`: of kind `kind`, or detected (see the module
-/// documentation; the path's folder or file name is the hint).
+/// documentation; the path's folder or file name is the hint). A path ending in `.hdf5` or `.h5`,
+/// or a file starting with the HDF5 signature, is read as FCLIB (see the module documentation).
 ///
 /// # Errors
 /// [`NumericsError::Io`] when the file cannot be read; [`NumericsError::Parse`] (with the path,
 /// token and line) when it is malformed or holds another kind; the problem's validation error
 /// ([`NumericsError::NonFinite`], [`NumericsError::DimensionMismatch`], ...) when the data are
-/// inconsistent.
+/// inconsistent; [`NumericsError::InvalidInput`] for an FCLIB file without the `fclib` feature.
 pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, NumericsError> {
-    let bytes = std::fs::read(path).map_err(|source| NumericsError::Io { path: path.display().to_string(), source })?;
-    let origin = path.display().to_string();
-    if bytes.starts_with(b"\x89HDF\r\n\x1a\n") {
-        return Err(NumericsError::Parse {
-            path: origin,
-            reason: "this is an HDF5 (FCLIB) file; only Siconos text files are read".into(),
-        });
+    if is_fclib_path(path) {
+        return read_fclib_checked(path, kind);
     }
+    let bytes = std::fs::read(path).map_err(|source| NumericsError::Io { path: path.display().to_string(), source })?;
+    if bytes.starts_with(HDF5_SIGNATURE) {
+        return read_fclib_checked(path, kind);
+    }
+    let origin = path.display().to_string();
     let text = String::from_utf8_lossy(&bytes);
     parse_with(&text, kind, hint_from_path(path), &origin)
 }
@@ -243,11 +254,20 @@ pub fn parse_problem(text: &str, kind: Option<ProblemKind>) -> Result<Problem, N
     parse_with(text, kind, None, "<memory>")
 }
 
-/// Writes `problem` to `path` in Siconos' layout (see [`format_problem`]).
+/// Writes `problem` to `path` in Siconos' layout (see [`format_problem`]), or as FCLIB when the
+/// path ends in `.hdf5` or `.h5` (see [`fclib::write_fclib`]; frictional contact problems only).
 ///
 /// # Errors
-/// [`NumericsError::Io`] when the file cannot be written.
+/// [`NumericsError::Io`] when the file cannot be written; for an FCLIB path,
+/// [`NumericsError::InvalidInput`] when the problem is not a frictional contact problem or the
+/// `fclib` feature is off.
 pub fn write_problem(path: &Path, problem: &Problem) -> Result<(), NumericsError> {
+    if is_fclib_path(path) {
+        #[cfg(feature = "fclib")]
+        return fclib::write_fclib(path, problem);
+        #[cfg(not(feature = "fclib"))]
+        return Err(fclib_disabled());
+    }
     std::fs::write(path, format_problem(problem))
         .map_err(|source| NumericsError::Io { path: path.display().to_string(), source })
 }
@@ -302,6 +322,44 @@ pub fn format_matrix(m: &NumericsMatrix) -> String {
     let mut out = String::new();
     matrix::write_matrix(&mut out, m);
     out
+}
+
+/// The first bytes of every HDF5 file (the format's signature).
+const HDF5_SIGNATURE: &[u8] = b"\x89HDF\r\n\x1a\n";
+
+/// `true` when `path` ends in `.hdf5` or `.h5` (any case): an FCLIB file.
+pub fn is_fclib_path(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("hdf5") || e.eq_ignore_ascii_case("h5"))
+}
+
+/// Reads an FCLIB file and checks its kind against `kind` when given.
+#[cfg(feature = "fclib")]
+fn read_fclib_checked(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, NumericsError> {
+    let p = fclib::read_fclib(path)?;
+    match kind {
+        Some(k) if k != p.kind() => Err(NumericsError::Parse {
+            path: path.display().to_string(),
+            reason: format!("expected a {k} problem, the FCLIB file holds a {} problem", p.kind()),
+        }),
+        _ => Ok(p),
+    }
+}
+
+/// Without the `fclib` feature, FCLIB files are refused.
+#[cfg(not(feature = "fclib"))]
+fn read_fclib_checked(_path: &Path, _kind: Option<ProblemKind>) -> Result<Problem, NumericsError> {
+    Err(fclib_disabled())
+}
+
+/// The error for an FCLIB file when the `fclib` feature is off.
+#[cfg(not(feature = "fclib"))]
+fn fclib_disabled() -> NumericsError {
+    NumericsError::InvalidInput {
+        what: "problem file",
+        reason: "FCLIB (HDF5) files need nonsmooth-numerics' `fclib` feature".into(),
+    }
 }
 
 /// The hinted kind of a file: its parent folder when that is a kind's name, else the first of

@@ -86,7 +86,7 @@ const COLLECTION: [(&str, ProblemKind, usize, Option<usize>, &str); 81] = [
     ("fc3d/FrictionContact3D_1c.dat", Fc3d, 3, Some(1), "D"),
     ("fc3d/FrictionContact3D_RR_1c.dat", Fc3d, 3, Some(1), "D"),
     ("fc3d/GFC3D_TwoRods1-condensed.dat", Fc3d, 9, Some(3), "B"),
-    // fc3d/LMGC_100_PR_PerioBox-i00361-60-03000.hdf5: FCLIB HDF5, read by a later issue.
+    // fc3d/LMGC_100_PR_PerioBox-i00361-60-03000.hdf5: FCLIB HDF5, read in tests/it/fclib.rs.
     ("fc3d/NESpheres_10_1.dat", Fc3d, 27, Some(9), "D"),
     ("fc3d/OneObject-i100000-316.hdf5.dat", Fc3d, 75, Some(25), "B"),
     ("fc3d/OneObject-i1028-138.hdf5.dat", Fc3d, 69, Some(23), "B"),
@@ -97,7 +97,7 @@ const COLLECTION: [(&str, ProblemKind, usize, Option<usize>, &str); 81] = [
     ("fc3d/Rover3865.dat", Fc3d, 15, Some(5), "D"),
     ("fc3d/Rover4144.dat", Fc3d, 12, Some(4), "D"),
     ("fc3d/Rover4396.dat", Fc3d, 6, Some(2), "D"),
-    // gfc3d/Box_Stacks-i0122-82-5.hdf5: FCLIB HDF5, read by a later issue.
+    // gfc3d/Box_Stacks-i0122-82-5.hdf5: FCLIB HDF5, read in tests/it/fclib.rs.
     ("gfc3d/GFC3D_Example0.dat", GlobalFc3d, 3, Some(1), "DD"),
     ("gfc3d/GFC3D_Example00.dat", GlobalFc3d, 3, Some(1), "DD"),
     ("gfc3d/GFC3D_Example00_badly_scaled.dat", GlobalFc3d, 3, Some(1), "DD"),
@@ -105,7 +105,7 @@ const COLLECTION: [(&str, ProblemKind, usize, Option<usize>, &str); 81] = [
     ("gfc3d/GFC3D_Example1.dat", GlobalFc3d, 3, Some(1), "BB"),
     ("gfc3d/GFC3D_OneContact.dat", GlobalFc3d, 3, Some(1), "BB"),
     ("gfc3d/GFC3D_TwoRods1.dat", GlobalFc3d, 9, Some(3), "BB"),
-    // gfc3d/spheres-in-a-box-98-i10000-256-10.hdf5: FCLIB HDF5, read by a later issue.
+    // gfc3d/spheres-in-a-box-98-i10000-256-10.hdf5: FCLIB HDF5, read in tests/it/fclib.rs.
 ];
 
 const FOLDERS: [&str; 7] = ["lcp", "mlcp", "relay", "fc2d", "gfc2d", "fc3d", "gfc3d"];
@@ -499,10 +499,13 @@ fn unreadable_and_unwritable_paths_are_io_errors() {
 }
 
 #[test]
-fn fclib_hdf5_files_are_refused_with_a_parse_error() {
+fn fclib_hdf5_files_are_read_by_read_problem() {
     let Some(root) = siconos_dir() else { return };
     let r = read_problem(&root.join("gfc3d/Box_Stacks-i0122-82-5.hdf5"), None);
-    assert!(matches!(r, Err(NumericsError::Parse { ref reason, .. }) if reason.contains("HDF5")), "{r:?}");
+    assert!(matches!(r, Ok(Problem::GlobalFc3d(_))), "{r:?}");
+    // Asking for another kind than the file holds is a parse error, not a silent conversion.
+    let r = read_problem(&root.join("gfc3d/Box_Stacks-i0122-82-5.hdf5"), Some(ProblemKind::Lcp));
+    assert!(matches!(r, Err(NumericsError::Parse { .. })), "{r:?}");
 }
 
 // ---------------------------------------------------------------------------------------------

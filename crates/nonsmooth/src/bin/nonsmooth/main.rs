@@ -2,7 +2,9 @@
 //!
 //! - `nonsmooth solve FILE [--solver NAME] [--tolerance T] [--max-iterations N] [--json] [--type KIND]`
 //!   reads a Siconos problem file and solves it;
-//! - `nonsmooth info FILE [--type KIND] [--json]` describes the problem and its matrices.
+//! - `nonsmooth info FILE [--type KIND] [--json]` describes the problem and its matrices;
+//! - `nonsmooth convert IN OUT [--type KIND]` copies a problem between Siconos `.dat` and FCLIB
+//!   (`.hdf5`, `.h5`) files, the formats chosen by the extensions.
 //!
 //! Exit codes: 0 converged (or `info` succeeded), 1 not converged, 2 bad input (unreadable or
 //! malformed file, unknown solver or type, invalid option, a problem type without a solver yet).
@@ -13,6 +15,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use nonsmooth::numerics::io::ProblemKind;
 
+mod convert;
 mod info;
 mod solve;
 
@@ -30,6 +33,20 @@ enum Command {
     Solve(SolveArgs),
     /// Describe the problem of FILE: type, sizes, and the storage of each matrix.
     Info(InfoArgs),
+    /// Convert IN to OUT between Siconos `.dat` and FCLIB `.hdf5`/`.h5`, by their extensions.
+    Convert(ConvertArgs),
+}
+
+/// Arguments of `nonsmooth convert`.
+#[derive(Debug, clap::Args)]
+struct ConvertArgs {
+    /// The problem file to read (`.dat`, `.hdf5` or `.h5`).
+    input: PathBuf,
+    /// The file to write (`.dat`, `.hdf5` or `.h5`; FCLIB holds frictional contact problems only).
+    output: PathBuf,
+    /// The problem type of IN, instead of detecting it from the file.
+    #[arg(long = "type", value_name = "KIND", value_parser = clap::builder::PossibleValuesParser::new(KIND_NAMES))]
+    kind: Option<String>,
 }
 
 /// Arguments of `nonsmooth solve`.
@@ -88,6 +105,7 @@ fn main() -> ExitCode {
     let outcome = match cli.command {
         Command::Solve(args) => solve::run(&args),
         Command::Info(args) => info::run(&args),
+        Command::Convert(args) => convert::run(&args),
     };
     match outcome {
         Outcome::Done(code) => ExitCode::from(code),

@@ -2,8 +2,10 @@
 
 use std::time::Instant;
 
+use nonsmooth::numerics::fc::Fc3dMethod;
 use nonsmooth::numerics::fc::fc2d_lcp::{Fc2dLemkeOptions, Fc2dLemkeSolver};
-use nonsmooth::numerics::fc::nsgs::{NsgsLocalSolver, NsgsOptions, NsgsSolver};
+use nonsmooth::numerics::fc::nsgs2d::{Nsgs2dOptions, Nsgs2dSolver};
+use nonsmooth::numerics::gfc::{GlobalFcOptions, GlobalFcSolver};
 use nonsmooth::numerics::io::{self, Problem};
 use nonsmooth::numerics::lcp::{LcpMethod, LemkeOptions};
 use nonsmooth::numerics::{NumericsError, SolverReport};
@@ -13,12 +15,13 @@ use crate::{Outcome, SolveArgs, json_f64, json_string, kind_from_name};
 /// The solver used on LCPs when `--solver` is not given.
 const DEFAULT_LCP_SOLVER: &str = "lemke";
 
-/// Solver names for FC3D problems: NSGS with the Alart–Curnier local solver (the default) or
-/// with the projection local solver.
-const FC3D_SOLVERS: [&str; 2] = ["nsgs", "nsgs-projection"];
+/// The solver used on FC3D problems when `--solver` is not given: NSGS with the Alart–Curnier
+/// local solver (the names are [`Fc3dMethod::NAMES`]).
+const DEFAULT_FC3D_SOLVER: &str = "nsgs";
 
-/// Solver names for FC2D problems: the LCP reformulation solved by Lemke.
-const FC2D_SOLVERS: [&str; 1] = ["lemke"];
+/// Solver names for FC2D problems: the LCP reformulation solved by Lemke (the default), NSGS over
+/// the contacts with the exact 2D one-contact solution.
+const FC2D_SOLVERS: [&str; 2] = ["lemke", "nsgs"];
 
 /// Number of timed solves; the reported time is the best of them.
 const TIMED_RUNS: usize = 3;
@@ -44,25 +47,62 @@ pub(crate) fn run(args: &SolveArgs) -> Outcome {
             })
         }
         Problem::Fc3d(fc) => {
-            let name = args.solver.as_deref().unwrap_or(FC3D_SOLVERS[0]);
-            let local = match name {
-                "nsgs" => NsgsLocalSolver::AlartCurnier,
-                "nsgs-projection" => NsgsLocalSolver::Projection,
-                _ => return unknown_solver(name, kind, &FC3D_SOLVERS),
+            let name = args.solver.as_deref().unwrap_or(DEFAULT_FC3D_SOLVER);
+            let Some(method) = Fc3dMethod::from_name(name, args.tolerance, args.max_iterations) else {
+                return unknown_solver(name, kind, &Fc3dMethod::NAMES);
             };
-            let mut options = NsgsOptions::default().with_local_solver(local);
-            if let Some(t) = args.tolerance {
-                options = options.with_tolerance(t);
-            }
-            if let Some(k) = args.max_iterations {
-                options = options.with_max_iterations(k);
-            }
-            NsgsSolver::new(options).and_then(|mut solver| {
-                let name = if name == "nsgs" { "nsgs" } else { "nsgs-projection" };
+            method.build().and_then(|mut solver| {
+                let name = solver.name();
                 time_solves(name, size, |r, u| solver.solve(fc, r, u))
             })
         }
         Problem::Fc2d(fc) => {
+            let name = args.solver.as_deref().unwrap_or(FC2D_SOLVERS[0]);
+            match name {
+                "lemke" => {
+                    let mut lemke = LemkeOptions::default();
+                    if let Some(k) = args.max_iterations {
+                        lemke = lemke.with_max_iterations(k);
+                    }
+                    let mut options = Fc2dLemkeOptions::default().with_lemke(lemke);
+                    if let Some(t) = args.tolerance {
+                        options = options.with_tolerance(t);
+                    }
+                    Fc2dLemkeSolver::new(options)
+                        .and_then(|mut solver| time_solves("lemke", size, |r, u| solver.solve(fc, r, u)))
+                }
+                "nsgs" => {
+                    let mut options = Nsgs2dOptions::default();
+                    if let Some(t) = args.tolerance {
+                        options = options.with_tolerance(t);
+                    }
+                    if let Some(k) = args.max_iterations {
+                        options = options.with_max_iterations(k);
+                    }
+                    Nsgs2dSolver::new(options)
+                        .and_then(|mut solver| time_solves("nsgs", size, |r, u| solver.solve(fc, r, u)))
+                }
+                _ => return unknown_solver(name, kind, &FC2D_SOLVERS),
+            }
+        }
+        Problem::GlobalFc3d(gfc) => {
+            let name = args.solver.as_deref().unwrap_or(DEFAULT_FC3D_SOLVER);
+            let Some(method) = Fc3dMethod::from_name(name, None, args.max_iterations) else {
+                return unknown_solver(name, kind, &Fc3dMethod::NAMES);
+            };
+            let local_name = match method.clone().build() {
+                Ok(local) => local.name(),
+                Err(e) => return Outcome::BadInput(e.to_string()),
+            };
+            let mut options = GlobalFcOptions::default().with_fc3d_method(method);
+            if let Some(t) = args.tolerance {
+                options = options.with_tolerance(t);
+            }
+            let mut v = vec![0.0; gfc.velocity_size()];
+            GlobalFcSolver::new(options)
+                .and_then(|mut solver| time_solves(local_name, size, |r, u| solver.solve(gfc, r, u, &mut v)))
+        }
+        Problem::GlobalFc2d(gfc) => {
             let name = args.solver.as_deref().unwrap_or(FC2D_SOLVERS[0]);
             if name != "lemke" {
                 return unknown_solver(name, kind, &FC2D_SOLVERS);
@@ -71,16 +111,17 @@ pub(crate) fn run(args: &SolveArgs) -> Outcome {
             if let Some(k) = args.max_iterations {
                 lemke = lemke.with_max_iterations(k);
             }
-            let mut options = Fc2dLemkeOptions::default().with_lemke(lemke);
+            let mut options = GlobalFcOptions::default().with_fc2d_lemke(Fc2dLemkeOptions::default().with_lemke(lemke));
             if let Some(t) = args.tolerance {
                 options = options.with_tolerance(t);
             }
-            Fc2dLemkeSolver::new(options)
-                .and_then(|mut solver| time_solves("lemke", size, |r, u| solver.solve(fc, r, u)))
+            let mut v = vec![0.0; gfc.velocity_size()];
+            GlobalFcSolver::new(options)
+                .and_then(|mut solver| time_solves("lemke", size, |r, u| solver.solve(gfc, r, u, &mut v)))
         }
         _ => {
             return Outcome::BadInput(format!(
-                "no solver exists yet for {kind} problems (lcp, fc2d and fc3d problems can be solved)"
+                "no solver exists yet for {kind} problems (lcp, fc2d, fc3d, gfc2d and gfc3d problems can be solved)"
             ));
         }
     };

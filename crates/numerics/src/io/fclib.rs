@@ -1,0 +1,562 @@
+//! FCLIB HDF5 files: reading and writing local and global frictional contact problems.
+//!
+//! FCLIB (the Frictional Contact Library, `src/fclib.c` and `src/fclib.h` of
+//! FrictionalContactLibrary/fclib) stores one problem per HDF5 file. This module reads and writes
+//! that layout through the system `libhdf5` (crate `hdf5-metno`), enabled by the `fclib` cargo
+//! feature (on by default).
+//!
+//! # The layout (facts from `fclib.c` and the collection's files)
+//!
+//! - `/fclib_local` (local problem `u = W r + q`): `spacedim` (2 or 3), the matrix group `W`
+//!   (`n·d × n·d`), the group `vectors` with `q` (`m` values) and `mu` (`m / spacedim`), optional
+//!   `V`, `R` and `vectors/s` (not used here), and an optional `info` group.
+//! - `/fclib_global` (global problem `M v = H r + f`, `u = Hᵀ v + w`): `spacedim`, the matrix
+//!   groups `M` and `H`, optional `G` and `vectors/b` (not used here), `vectors` with `f` (`M.m`
+//!   values), `w` (`H.n`) and `mu` (`H.n / spacedim`), and an optional `info` group.
+//! - A matrix group holds four one-element integer datasets `nzmax`, `m`, `n`, `nz` and three
+//!   arrays: with `nz ≥ 0` a triplet form (`p` column indices and `i` row indices, `nz` each, as
+//!   CSparse's triplets); with `nz = −1` compressed columns (`p`: `n + 1` column pointers, `i`:
+//!   `nzmax` row indices); with `nz = −2` compressed rows (`p`: `m + 1` row pointers, `i`: `nzmax`
+//!   column indices); `x` holds `nzmax` values. Integers are 32-bit (`H5T_NATIVE_INT`), values
+//!   64-bit floats. Files with `nzmax` larger than the entries used may store shorter `i` and `x`
+//!   (the collection's `spheres-in-a-box` file: `nzmax` 12288, `nz` 7046, arrays of 7046): the
+//!   arrays are read at their own length and must cover the entries used. An optional matrix `info` (`comment`, `conditioning`, ...) is ignored.
+//! - `info` holds the strings `title`, `description` and `math_info` (fixed-length ASCII, scalar
+//!   dataspace, as `H5LTmake_dataset_string` writes them).
+//! - `/solution` and `/guesses` (`v`, `u`, `r`, `l`) are not read.
+//!
+//! # Mapping to our problems (as Siconos' `numerics/src/FrictionContact/fclib_interface.c`)
+//!
+//! - local: `W` becomes a [`SparseBlockMatrix`] with `spacedim × spacedim` blocks (Siconos'
+//!   `from_fclib_local` calls `SBM_from_csparse_2` with the dimension as block size); `q`, `mu`
+//!   as they are; `spacedim` 3 gives [`Problem::Fc3d`], 2 gives [`Problem::Fc2d`].
+//! - global: FCLIB's `f` is our (Siconos') `q` and FCLIB's `w` our `b`
+//!   (`from_fclib_global`: `problem->q = f`, `problem->b = w`); `M` and `H` become general sparse
+//!   matrices (compressed columns; Siconos keeps them `NM_SPARSE`).
+//!
+//! Every stored entry of the file is kept, explicit zeros included (a block holding only stored
+//! zeros is a stored block). Triplet entries given twice at one position are added in file
+//! order; entries within a column are sorted by row (the collection's CSR file lists its column
+//! indices unsorted).
+//!
+//! # Writing
+//!
+//! [`write_fclib`] writes compressed columns (`nz = −1`, `nzmax` = the number of stored
+//! entries), which FCLIB and Siconos read for `W`, `M` and `H` alike: every entry of a dense
+//! matrix, every entry of every stored block of a sparse-block matrix (zeros included), every
+//! stored entry of a sparse matrix. The `info` group says the file was written by nonsmooth.
+//! Reading the file back gives the same entries, bit for bit.
+//!
+//! # Robustness
+//!
+//! A malformed file gives a typed error, never a panic: [`NumericsError::Io`] when the file
+//! cannot be opened or created, [`NumericsError::Parse`] (with the path and the dataset) for a
+//! file that is not HDF5, a missing group or dataset, a wrong length, a pointer array that is not
+//! monotone or an index out of range, [`NumericsError::DimensionMismatch`] when the declared
+//! sizes disagree, and the problem constructors' errors ([`NumericsError::NonFinite`] for NaN or
+//! infinite data, [`NumericsError::InvalidInput`] for a negative μ). Sizes are checked against
+//! each other and against the vectors' datasets before any matrix is built, and no dataset is
+//! read whose declared size exceeds [`MAX_EXPANSION`] times the file's length (HDF5 datasets may
+//! be compressed, deflate's ratio is at most about 1032:1), so a corrupt header cannot cause an
+//! unbounded allocation.
+
+use std::path::Path;
+
+use hdf5::types::FixedAscii;
+use hdf5_metno as hdf5;
+use sprs::CsMat;
+
+use super::Problem;
+use crate::NumericsError;
+use crate::fc::{Fc2dProblem, Fc3dProblem};
+use crate::gfc::{GlobalFc2dProblem, GlobalFc3dProblem};
+use crate::matrix::{NumericsMatrix, SparseBlockMatrix, uniform_block_ends};
+
+/// A dataset may declare at most this many bytes per byte of the file (plus one MiB): deflate
+/// compresses at most about 1032:1, so a real file never exceeds it, and a crafted header
+/// declaring a huge dataset is refused before anything is allocated.
+pub const MAX_EXPANSION: u64 = 1100;
+
+/// The `info/title` string [`write_fclib`] writes.
+const INFO_TITLE: &str = "written by nonsmooth";
+/// The `info/description` string [`write_fclib`] writes.
+const INFO_DESCRIPTION: &str = "frictional contact problem written by nonsmooth (Rust)";
+/// The `info/math_info` string [`write_fclib`] writes.
+const INFO_MATH: &str = "local: u = W r + q; global: M v = H r + f, u = H^T v + w; Coulomb cones with mu";
+
+/// Reads the frictional contact problem of the FCLIB file at `path`: a local problem
+/// (`/fclib_local`, giving [`Problem::Fc3d`] or [`Problem::Fc2d`] by `spacedim`) or a global one
+/// (`/fclib_global`, giving [`Problem::GlobalFc3d`] or [`Problem::GlobalFc2d`]). See the module
+/// documentation for the layout and the mapping (Siconos' `frictionContact_fclib_read` and
+/// `globalFrictionContact_fclib_read`).
+///
+/// # Errors
+/// [`NumericsError::Io`] when the file cannot be read; [`NumericsError::Parse`] when it is not
+/// HDF5 or not FCLIB (missing or malformed group or dataset); [`NumericsError::DimensionMismatch`]
+/// when the sizes disagree; the problem constructors' errors for invalid data.
+#[doc(alias = "frictionContact_fclib_read")]
+#[doc(alias = "globalFrictionContact_fclib_read")]
+pub fn read_fclib(path: &Path) -> Result<Problem, NumericsError> {
+    let origin = path.display().to_string();
+    let meta = std::fs::metadata(path).map_err(|source| NumericsError::Io { path: origin.clone(), source })?;
+    let file = hdf5::File::open(path).map_err(|e| parse(&origin, format!("not a readable HDF5 file ({e})")))?;
+    let cap = meta.len().saturating_mul(MAX_EXPANSION).saturating_add(1 << 20);
+    let r = Reader { origin: &origin, cap };
+    if file.link_exists("fclib_local") {
+        let g = r.group(&file, "fclib_local", "/fclib_local")?;
+        r.read_local(&g)
+    } else if file.link_exists("fclib_global") {
+        let g = r.group(&file, "fclib_global", "/fclib_global")?;
+        r.read_global(&g)
+    } else {
+        Err(parse(&origin, "neither /fclib_local nor /fclib_global is present: not an FCLIB problem".into()))
+    }
+}
+
+/// Writes `problem` to `path` as an FCLIB file (created, or truncated if it exists): a local
+/// problem under `/fclib_local`, a global one under `/fclib_global` (`f` = our `q`, `w` = our
+/// `b`), every matrix in compressed columns with all its stored entries, and an `info` group
+/// saying "written by nonsmooth" (Siconos' `frictionContact_fclib_write` and
+/// `globalFrictionContact_fclib_write`). [`read_fclib`] gives back the same problem, bit for bit.
+///
+/// # Errors
+/// [`NumericsError::InvalidInput`] for a problem FCLIB cannot hold (LCP, MLCP, relay) or sizes
+/// beyond 32-bit indices; [`NumericsError::Io`] when the file cannot be created or written.
+#[doc(alias = "frictionContact_fclib_write")]
+#[doc(alias = "globalFrictionContact_fclib_write")]
+pub fn write_fclib(path: &Path, problem: &Problem) -> Result<(), NumericsError> {
+    // Check the problem first, so that nothing is created for a problem FCLIB cannot hold.
+    match problem {
+        Problem::Fc2d(_) | Problem::Fc3d(_) | Problem::GlobalFc2d(_) | Problem::GlobalFc3d(_) => {}
+        other => {
+            return Err(NumericsError::InvalidInput {
+                what: "fclib writer",
+                reason: format!("FCLIB holds frictional contact problems only, not a {} problem", other.kind()),
+            });
+        }
+    }
+    let matrices: Vec<(&str, Csc)> =
+        problem.matrices().into_iter().map(|(name, m)| Csc::of(m).map(|c| (name, c))).collect::<Result<_, _>>()?;
+    let origin = path.display().to_string();
+    let io = |e: hdf5::Error| NumericsError::Io { path: origin.clone(), source: std::io::Error::other(e.to_string()) };
+    let file = hdf5::File::create(path).map_err(io)?;
+    let (root, dim, vectors): (&str, usize, Vec<(&str, &[f64])>) = match problem {
+        Problem::Fc2d(p) => ("fclib_local", 2, vec![("q", p.q()), ("mu", p.mu())]),
+        Problem::Fc3d(p) => ("fclib_local", 3, vec![("q", p.q()), ("mu", p.mu())]),
+        Problem::GlobalFc2d(p) => ("fclib_global", 2, vec![("f", p.q()), ("w", p.b()), ("mu", p.mu())]),
+        Problem::GlobalFc3d(p) => ("fclib_global", 3, vec![("f", p.q()), ("w", p.b()), ("mu", p.mu())]),
+        // Excluded by the check above; an error rather than a panic all the same.
+        other => {
+            return Err(NumericsError::InvalidInput {
+                what: "fclib writer",
+                reason: format!("not a frictional contact problem: {}", other.kind()),
+            });
+        }
+    };
+    let write = || -> hdf5::Result<()> {
+        let main = file.create_group(root)?;
+        write_ints(&main, "spacedim", &[dim as i32])?;
+        for (name, csc) in &matrices {
+            let g = main.create_group(name)?;
+            csc.write(&g)?;
+        }
+        let v = main.create_group("vectors")?;
+        for (name, data) in &vectors {
+            write_floats(&v, name, data)?;
+        }
+        let info = main.create_group("info")?;
+        write_string::<{ INFO_TITLE.len() + 1 }>(&info, "title", INFO_TITLE)?;
+        write_string::<{ INFO_DESCRIPTION.len() + 1 }>(&info, "description", INFO_DESCRIPTION)?;
+        write_string::<{ INFO_MATH.len() + 1 }>(&info, "math_info", INFO_MATH)?;
+        file.flush()
+    };
+    write().map_err(io)
+}
+
+/// A matrix in the compressed-column arrays FCLIB stores (32-bit indices).
+struct Csc {
+    m: i32,
+    n: i32,
+    p: Vec<i32>,
+    i: Vec<i32>,
+    x: Vec<f64>,
+}
+
+impl Csc {
+    /// Every stored entry of `a` (all entries of a dense matrix) in compressed columns.
+    fn of(a: &NumericsMatrix) -> Result<Csc, NumericsError> {
+        let too_big = || NumericsError::InvalidInput {
+            what: "fclib writer",
+            reason: format!(
+                "a {} × {} matrix with {} entries exceeds FCLIB's 32-bit indices",
+                a.nrows(),
+                a.ncols(),
+                a.nnz()
+            ),
+        };
+        let small = |v: usize| i32::try_from(v).map_err(|_| too_big());
+        let (m, n) = (small(a.nrows())?, small(a.ncols())?);
+        small(a.nnz())?;
+        let (p, i, x) = match a {
+            NumericsMatrix::Dense(d) => {
+                let rows = d.nrows();
+                let p = (0..=d.ncols()).map(|j| small(j * rows)).collect::<Result<Vec<_>, _>>()?;
+                let i = (0..d.ncols()).flat_map(|_| 0..rows).map(|r| r as i32).collect();
+                let x = (0..d.ncols()).flat_map(|j| d.col_as_slice(j).iter().copied()).collect();
+                (p, i, x)
+            }
+            NumericsMatrix::SparseBlock(_) | NumericsMatrix::Sparse(_) => {
+                let csc = match a {
+                    NumericsMatrix::Sparse(s) if s.is_csc() => s.clone(),
+                    _ => a.to_csc(),
+                };
+                let (indptr, indices, data) = csc.into_raw_storage();
+                // Every value is at most nnz or a dimension, all checked to fit in i32 above.
+                let p = indptr.iter().map(|&v| small(v)).collect::<Result<Vec<_>, _>>()?;
+                let i = indices.iter().map(|&v| small(v)).collect::<Result<Vec<_>, _>>()?;
+                (p, i, data)
+            }
+        };
+        Ok(Csc { m, n, p, i, x })
+    }
+
+    /// Writes the matrix group's datasets (`nz = −1`).
+    fn write(&self, g: &hdf5::Group) -> hdf5::Result<()> {
+        // `x.len()` fits in i32: checked in `Csc::of`.
+        write_ints(g, "nzmax", &[self.x.len() as i32])?;
+        write_ints(g, "m", &[self.m])?;
+        write_ints(g, "n", &[self.n])?;
+        write_ints(g, "nz", &[-1])?;
+        write_ints(g, "p", &self.p)?;
+        write_ints(g, "i", &self.i)?;
+        write_floats(g, "x", &self.x)
+    }
+}
+
+/// A scalar fixed-length ASCII string dataset of `N` bytes, zero-padded: with `N` one more than
+/// the text's length it ends with a NUL, as FCLIB's `H5LTmake_dataset_string` writes it (its C
+/// reader relies on the terminator).
+fn write_string<const N: usize>(g: &hdf5::Group, name: &str, text: &str) -> hdf5::Result<()> {
+    let s = FixedAscii::<N>::from_ascii(text.as_bytes())
+        .map_err(|e| hdf5::Error::from(format!("info string {name}: {e}").as_str()))?;
+    g.new_dataset::<FixedAscii<N>>().create(name)?.write_scalar(&s)
+}
+
+/// A one-dimensional 32-bit integer dataset.
+fn write_ints(g: &hdf5::Group, name: &str, data: &[i32]) -> hdf5::Result<()> {
+    g.new_dataset::<i32>().shape(data.len()).create(name)?.write_raw(data)
+}
+
+/// A one-dimensional 64-bit float dataset.
+fn write_floats(g: &hdf5::Group, name: &str, data: &[f64]) -> hdf5::Result<()> {
+    g.new_dataset::<f64>().shape(data.len()).create(name)?.write_raw(data)
+}
+
+/// A [`NumericsError::Parse`] for the file `origin`.
+fn parse(origin: &str, reason: String) -> NumericsError {
+    NumericsError::Parse { path: origin.to_string(), reason }
+}
+
+/// The header of a matrix group: `m`, `n` and the form given by `nz`, validated.
+#[derive(Clone, Copy, Debug)]
+struct Header {
+    m: usize,
+    n: usize,
+    /// `Some(count)` for triplets, `None` with [`Header::by_rows`] telling CSR from CSC.
+    triplets: Option<usize>,
+    by_rows: bool,
+}
+
+/// Reads datasets of one file, with the allocation cap.
+struct Reader<'a> {
+    origin: &'a str,
+    /// Largest admissible declared dataset size, in bytes.
+    cap: u64,
+}
+
+impl Reader<'_> {
+    fn group(&self, parent: &hdf5::Group, name: &str, full: &str) -> Result<hdf5::Group, NumericsError> {
+        parent.group(name).map_err(|_| parse(self.origin, format!("missing group {full}")))
+    }
+
+    fn dataset(&self, g: &hdf5::Group, name: &str, full: &str) -> Result<hdf5::Dataset, NumericsError> {
+        let ds = g.dataset(name).map_err(|_| parse(self.origin, format!("missing dataset {full}/{name}")))?;
+        if ds.ndim() > 1 {
+            return Err(parse(self.origin, format!("dataset {full}/{name} has {} dimensions, expected 1", ds.ndim())));
+        }
+        let bytes = (ds.size() as u64).saturating_mul(8);
+        if bytes > self.cap {
+            return Err(parse(
+                self.origin,
+                format!("dataset {full}/{name} declares {} values, too many for the file", ds.size()),
+            ));
+        }
+        Ok(ds)
+    }
+
+    /// A one-value integer dataset.
+    fn int(&self, g: &hdf5::Group, name: &str, full: &str) -> Result<i64, NumericsError> {
+        let ds = self.dataset(g, name, full)?;
+        if ds.size() != 1 {
+            return Err(parse(self.origin, format!("dataset {full}/{name} holds {} values, expected 1", ds.size())));
+        }
+        let v: Vec<i64> =
+            ds.read_raw().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as an integer ({e})")))?;
+        v.first().copied().ok_or_else(|| parse(self.origin, format!("dataset {full}/{name} is empty")))
+    }
+
+    /// A nonnegative one-value integer dataset, as a size.
+    fn size(&self, g: &hdf5::Group, name: &str, full: &str) -> Result<usize, NumericsError> {
+        let v = self.int(g, name, full)?;
+        usize::try_from(v).map_err(|_| parse(self.origin, format!("{full}/{name} = {v} is negative")))
+    }
+
+    /// An integer array of exactly `len` values (checked before reading).
+    fn ints(&self, g: &hdf5::Group, name: &str, full: &str, len: usize) -> Result<Vec<i64>, NumericsError> {
+        let ds = self.dataset(g, name, full)?;
+        self.check_len(&ds, name, full, len)?;
+        ds.read_raw().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as integers ({e})")))
+    }
+
+    /// An integer array of any (capped) length.
+    fn int_vector(&self, g: &hdf5::Group, name: &str, full: &str) -> Result<Vec<i64>, NumericsError> {
+        let ds = self.dataset(g, name, full)?;
+        ds.read_raw().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as integers ({e})")))
+    }
+
+    /// A float array of exactly `len` values (checked before reading).
+    fn floats(&self, g: &hdf5::Group, name: &str, full: &str, len: usize) -> Result<Vec<f64>, NumericsError> {
+        let ds = self.dataset(g, name, full)?;
+        self.check_len(&ds, name, full, len)?;
+        ds.read_raw().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as floats ({e})")))
+    }
+
+    /// A float array of any (capped) length.
+    fn vector(&self, g: &hdf5::Group, name: &str, full: &str) -> Result<Vec<f64>, NumericsError> {
+        let ds = self.dataset(g, name, full)?;
+        ds.read_raw().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as floats ({e})")))
+    }
+
+    fn check_len(&self, ds: &hdf5::Dataset, name: &str, full: &str, len: usize) -> Result<(), NumericsError> {
+        if ds.size() == len {
+            Ok(())
+        } else {
+            Err(parse(self.origin, format!("dataset {full}/{name} holds {} values, expected {len}", ds.size())))
+        }
+    }
+
+    /// `spacedim`, which must be 2 or 3.
+    fn spacedim(&self, g: &hdf5::Group, full: &str) -> Result<usize, NumericsError> {
+        let d = self.int(g, "spacedim", full)?;
+        if d == 2 || d == 3 {
+            Ok(d as usize)
+        } else {
+            Err(parse(self.origin, format!("{full}/spacedim = {d} is neither 2 nor 3")))
+        }
+    }
+
+    fn header(&self, g: &hdf5::Group, full: &str) -> Result<Header, NumericsError> {
+        // The declared capacity must be present and nonnegative; the arrays' own lengths are used.
+        self.size(g, "nzmax", full)?;
+        let m = self.size(g, "m", full)?;
+        let n = self.size(g, "n", full)?;
+        let nz = self.int(g, "nz", full)?;
+        let (triplets, by_rows) = match nz {
+            -1 => (None, false),
+            -2 => (None, true),
+            k if k >= 0 => {
+                // k ≥ 0 was just checked, so the conversion succeeds on 64-bit targets; on
+                // narrower ones an oversized count is an error, not a truncation.
+                let k = usize::try_from(k).map_err(|_| parse(self.origin, format!("{full}/nz = {k} is too large")))?;
+                (Some(k), false)
+            }
+            k => return Err(parse(self.origin, format!("{full}/nz = {k}: expected -1, -2 or a count ≥ 0"))),
+        };
+        Ok(Header { m, n, triplets, by_rows })
+    }
+
+    /// The matrix of the group `full` with header `h` (whose `m` and `n` the caller has checked
+    /// against the vectors), in compressed columns, every stored entry kept.
+    fn matrix(&self, g: &hdf5::Group, full: &str, h: Header) -> Result<CsMat<f64>, NumericsError> {
+        // FCLIB declares `x` (and, compressed, `i`) with `nzmax` values, but files written with
+        // `nzmax > nz` hold only the entries used (the collection's spheres-in-a-box file): the
+        // arrays are read at their own (capped) length and must cover the entries used.
+        let x = self.vector(g, "x", full)?;
+        let short = |name: &str, len: usize, needed: usize| {
+            parse(self.origin, format!("dataset {full}/{name} holds {len} values, fewer than the {needed} entries"))
+        };
+        let mut entries: Vec<(usize, usize, f64)> = Vec::new();
+        let index = |v: i64, bound: usize, what: &str| -> Result<usize, NumericsError> {
+            usize::try_from(v)
+                .ok()
+                .filter(|&u| u < bound)
+                .ok_or_else(|| parse(self.origin, format!("{full}: {what} index {v} out of range (0..{bound})")))
+        };
+        match h.triplets {
+            Some(count) => {
+                let cols = self.ints(g, "p", full, count)?;
+                let rows = self.ints(g, "i", full, count)?;
+                if x.len() < count {
+                    return Err(short("x", x.len(), count));
+                }
+                entries.reserve(count);
+                for k in 0..count {
+                    entries.push((index(rows[k], h.m, "row")?, index(cols[k], h.n, "column")?, x[k]));
+                }
+            }
+            None => {
+                let outer = if h.by_rows { h.m } else { h.n };
+                let inner_bound = if h.by_rows { h.n } else { h.m };
+                let p = self.ints(g, "p", full, outer + 1)?;
+                let inner = self.int_vector(g, "i", full)?;
+                if p[0] != 0 {
+                    return Err(parse(self.origin, format!("{full}/p starts at {}, expected 0", p[0])));
+                }
+                if let Some(k) = p.windows(2).position(|w| w[0] > w[1]) {
+                    return Err(parse(self.origin, format!("{full}/p decreases at {k}: not monotone")));
+                }
+                let last = p[outer];
+                // p[0] = 0 and p is monotone, so `last` ≥ 0.
+                let used = usize::try_from(last).map_err(|_| parse(self.origin, format!("{full}/p ends at {last}")))?;
+                if inner.len() < used {
+                    return Err(short("i", inner.len(), used));
+                }
+                if x.len() < used {
+                    return Err(short("x", x.len(), used));
+                }
+                entries.reserve(used);
+                for o in 0..outer {
+                    // 0 ≤ p[o] ≤ p[o + 1] ≤ p[outer] ≤ len(i), len(x), checked above.
+                    for k in p[o] as usize..p[o + 1] as usize {
+                        let in_ = index(inner[k], inner_bound, if h.by_rows { "column" } else { "row" })?;
+                        entries.push(if h.by_rows { (o, in_, x[k]) } else { (in_, o, x[k]) });
+                    }
+                }
+            }
+        }
+        Ok(compress_columns(h.m, h.n, entries))
+    }
+
+    fn read_local(&self, g: &hdf5::Group) -> Result<Problem, NumericsError> {
+        let full = "/fclib_local";
+        let d = self.spacedim(g, full)?;
+        let wg = self.group(g, "W", "/fclib_local/W")?;
+        let h = self.header(&wg, "/fclib_local/W")?;
+        let vg = self.group(g, "vectors", "/fclib_local/vectors")?;
+        let q = self.vector(&vg, "q", "/fclib_local/vectors")?;
+        if h.m != q.len() {
+            return Err(NumericsError::DimensionMismatch {
+                what: "fclib matrix W rows",
+                expected: q.len(),
+                found: h.m,
+            });
+        }
+        if h.n != h.m {
+            return Err(NumericsError::DimensionMismatch { what: "fclib matrix W columns", expected: h.m, found: h.n });
+        }
+        if h.m % d != 0 {
+            return Err(parse(self.origin, format!("W has {} rows, not a multiple of spacedim = {d}", h.m)));
+        }
+        let mu = self.floats(&vg, "mu", "/fclib_local/vectors", h.m / d)?;
+        let csc = self.matrix(&wg, "/fclib_local/W", h)?;
+        let ends = uniform_block_ends(h.m, d)?;
+        let w = NumericsMatrix::SparseBlock(SparseBlockMatrix::from_sparse(&csc, &ends, &ends)?);
+        Ok(if d == 3 { Problem::Fc3d(Fc3dProblem::new(w, q, mu)?) } else { Problem::Fc2d(Fc2dProblem::new(w, q, mu)?) })
+    }
+
+    fn read_global(&self, g: &hdf5::Group) -> Result<Problem, NumericsError> {
+        let full = "/fclib_global";
+        let d = self.spacedim(g, full)?;
+        let mg = self.group(g, "M", "/fclib_global/M")?;
+        let mh = self.header(&mg, "/fclib_global/M")?;
+        let hg = self.group(g, "H", "/fclib_global/H")?;
+        let hh = self.header(&hg, "/fclib_global/H")?;
+        let vg = self.group(g, "vectors", "/fclib_global/vectors")?;
+        let f = self.vector(&vg, "f", "/fclib_global/vectors")?;
+        let w = self.vector(&vg, "w", "/fclib_global/vectors")?;
+        let n = f.len();
+        for (what, expected, found) in [
+            ("fclib matrix M rows", n, mh.m),
+            ("fclib matrix M columns", n, mh.n),
+            ("fclib matrix H rows", n, hh.m),
+            ("fclib matrix H columns", w.len(), hh.n),
+        ] {
+            if expected != found {
+                return Err(NumericsError::DimensionMismatch { what, expected, found });
+            }
+        }
+        if hh.n % d != 0 {
+            return Err(parse(self.origin, format!("H has {} columns, not a multiple of spacedim = {d}", hh.n)));
+        }
+        let mu = self.floats(&vg, "mu", "/fclib_global/vectors", hh.n / d)?;
+        let m = NumericsMatrix::Sparse(self.matrix(&mg, "/fclib_global/M", mh)?);
+        let h = NumericsMatrix::Sparse(self.matrix(&hg, "/fclib_global/H", hh)?);
+        Ok(if d == 3 {
+            Problem::GlobalFc3d(GlobalFc3dProblem::new(m, h, f, w, mu)?)
+        } else {
+            Problem::GlobalFc2d(GlobalFc2dProblem::new(m, h, f, w, mu)?)
+        })
+    }
+}
+
+/// The `m × n` compressed-column matrix of `(row, column, value)` entries (indices in range):
+/// columns sorted by row with a stable sort, entries at the same position added in the given
+/// order (a single entry keeps its bits, `-0.0` included).
+fn compress_columns(m: usize, n: usize, mut entries: Vec<(usize, usize, f64)>) -> CsMat<f64> {
+    // Stable: equal positions keep their file order.
+    entries.sort_by_key(|&(r, c, _)| (c, r));
+    let mut indptr = Vec::with_capacity(n + 1);
+    let mut indices = Vec::with_capacity(entries.len());
+    let mut data: Vec<f64> = Vec::with_capacity(entries.len());
+    indptr.push(0);
+    let mut col = 0;
+    let mut last: Option<(usize, usize)> = None;
+    for (r, c, v) in entries {
+        while col < c {
+            indptr.push(indices.len());
+            col += 1;
+        }
+        if last == Some((r, c)) {
+            // Same position as the previous entry (sorted): add.
+            if let Some(prev) = data.last_mut() {
+                *prev += v;
+            }
+        } else {
+            indices.push(r);
+            data.push(v);
+            last = Some((r, c));
+        }
+    }
+    while col < n {
+        indptr.push(indices.len());
+        col += 1;
+    }
+    // Valid by construction: indptr runs from 0 to nnz over n columns, row indices are < m
+    // (checked by the caller), sorted and distinct within each column.
+    CsMat::new_csc((m, n), indptr, indices, data)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compress_columns_sorts_sums_duplicates_and_keeps_negative_zero() {
+        let a = compress_columns(3, 3, vec![(2, 0, 1.0), (0, 0, -0.0), (1, 2, 2.0), (1, 2, 0.5), (0, 2, 0.0)]);
+        assert!(a.is_csc());
+        assert_eq!(a.indptr().raw_storage(), &[0, 2, 2, 4]);
+        assert_eq!(a.indices(), &[0, 2, 0, 1]);
+        let bits: Vec<u64> = a.data().iter().map(|v| v.to_bits()).collect();
+        assert_eq!(bits, vec![(-0.0f64).to_bits(), 1.0f64.to_bits(), 0.0f64.to_bits(), 2.5f64.to_bits()]);
+    }
+
+    #[test]
+    fn csc_of_a_dense_matrix_keeps_every_entry() {
+        let d = NumericsMatrix::Dense(faer::mat![[1.0, 0.0], [-0.0, 4.0]]);
+        let c = Csc::of(&d).expect("small");
+        assert_eq!((c.m, c.n), (2, 2));
+        assert_eq!(c.p, vec![0, 2, 4]);
+        assert_eq!(c.i, vec![0, 1, 0, 1]);
+        assert_eq!(c.x[1].to_bits(), (-0.0f64).to_bits());
+    }
+}

@@ -1,0 +1,232 @@
+//! Parallel NSGS by colouring of the contact graph (`nonsmooth_numerics::fc::colouring`,
+//! `NsgsOptions::parallel`): proper colourings, results independent of the thread count and
+//! of the sequential-fallback threshold, equality with a sequential sweep in colour order, and
+//! convergence on the Siconos fc3d collection.
+
+use nonsmooth_numerics::SolverReport;
+use nonsmooth_numerics::fc::Fc3dProblem;
+use nonsmooth_numerics::fc::colouring::{Colouring, colour_contacts};
+use nonsmooth_numerics::fc::nsgs::{NsgsOptions, NsgsSolver};
+use nonsmooth_numerics::io::{Problem, read_problem};
+use nonsmooth_numerics::matrix::NumericsMatrix;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+
+/// The FC3D problems of the collection, by file name.
+fn collection() -> Option<Vec<(String, Fc3dProblem)>> {
+    let data = crate::data_dir()?;
+    let mut files: Vec<_> =
+        std::fs::read_dir(data.join("siconos/fc3d")).expect("fc3d folder").flatten().map(|e| e.path()).collect();
+    files.sort();
+    let mut out = Vec::new();
+    for path in files {
+        let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("").to_string();
+        if let Ok(Problem::Fc3d(p)) = read_problem(&path, None) {
+            out.push((name, p));
+        }
+    }
+    Some(out)
+}
+
+fn solve(problem: &Fc3dProblem, options: NsgsOptions) -> (Vec<f64>, SolverReport) {
+    let n = problem.size();
+    let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+    let rep = NsgsSolver::new(options).expect("valid options").solve(problem, &mut r, &mut u).expect("sizes match");
+    (r, rep)
+}
+
+fn bits(r: &[f64]) -> Vec<u64> {
+    r.iter().map(|v| v.to_bits()).collect()
+}
+
+/// No two contacts of one colour share a nonzero entry of `W` (in either order).
+fn assert_proper(name: &str, col: &Colouring, w: &NumericsMatrix) {
+    let dense = w.to_dense();
+    let nc = col.number_of_contacts();
+    let mut seen = vec![false; nc];
+    for class in col.classes() {
+        for &c in class {
+            assert!(!seen[c], "{name}: contact {c} coloured twice");
+            seen[c] = true;
+            for &d in class {
+                for a in 0..3 {
+                    for b in 0..3 {
+                        assert!(c == d || dense[(3 * c + a, 3 * d + b)] == 0.0, "{name}: {c} and {d} share a colour");
+                    }
+                }
+            }
+        }
+    }
+    assert!(seen.iter().all(|&s| s), "{name}: a contact has no colour");
+    assert!(col.number_of_colours() <= col.max_degree() + 1);
+}
+
+#[test]
+fn colourings_of_the_collection_are_proper() {
+    let Some(problems) = collection() else { return };
+    for (name, p) in &problems {
+        let col = colour_contacts(p.w(), p.number_of_contacts(), 3).expect("sizes match");
+        let largest = col.classes().iter().map(Vec::len).max().unwrap_or(0);
+        println!(
+            "{name}: {} contacts, {} colours (max degree {}), largest colour {largest}",
+            p.number_of_contacts(),
+            col.number_of_colours(),
+            col.max_degree()
+        );
+        assert_proper(name, &col, p.w());
+        // The colouring depends only on the pattern: the dense copy gives the same one.
+        let dense = NumericsMatrix::Dense(p.w().to_dense());
+        assert_eq!(colour_contacts(&dense, p.number_of_contacts(), 3).expect("sizes match"), col, "{name}");
+    }
+}
+
+/// 1, 2 and 4 rayon threads, and every fallback threshold, give bit-identical reactions.
+#[test]
+fn result_does_not_depend_on_threads_or_threshold() {
+    let Some(problems) = collection() else { return };
+    let mut checked = 0;
+    for (name, p) in problems.iter().filter(|(_, p)| p.number_of_contacts() >= 50) {
+        let base = NsgsOptions::default().with_tolerance(1e-8).with_max_iterations(300).with_parallel(true);
+        let mut runs = Vec::new();
+        for threads in [1, 2, 4] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
+            for min_size in [0, 8, 64, usize::MAX] {
+                let opts = base.clone().with_parallel_min_colour_size(min_size);
+                runs.push((threads, min_size, pool.install(|| solve(p, opts))));
+            }
+        }
+        let (_, _, (r0, rep0)) = &runs[0];
+        println!("{name}: {rep0:?}");
+        for (threads, min_size, (r, rep)) in &runs[1..] {
+            assert_eq!(rep, rep0, "{name}: {threads} threads, threshold {min_size}");
+            assert!(bits(r) == bits(r0), "{name}: {threads} threads, threshold {min_size}: reactions differ");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 4, "{checked}");
+}
+
+/// Renumbers the contacts of `p` in the order `perm` (new contact `k` is old contact
+/// `perm[k]`), with a dense `W`.
+fn permuted(p: &Fc3dProblem, perm: &[usize]) -> Fc3dProblem {
+    let w = p.w().to_dense();
+    let idx = |k: usize| 3 * perm[k / 3] + k % 3;
+    let n = p.size();
+    let wp = faer::Mat::from_fn(n, n, |i, j| w[(idx(i), idx(j))]);
+    let q = (0..n).map(|i| p.q()[idx(i)]).collect();
+    let mu = perm.iter().map(|&c| p.mu()[c]).collect();
+    Fc3dProblem::new(NumericsMatrix::Dense(wp), q, mu).expect("valid problem")
+}
+
+/// A random chain of `nc` contacts: symmetric, diagonally dominant, contact `c` coupled with
+/// `c + 1` and `c + 2`.
+fn random_chain(nc: usize, seed: u64) -> Fc3dProblem {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let n = 3 * nc;
+    let mut w = faer::Mat::<f64>::zeros(n, n);
+    for c in 0..nc {
+        for d in [c + 1, c + 2] {
+            if d < nc {
+                for a in 0..3 {
+                    for b in 0..3 {
+                        let v = rng.random_range(-0.2..0.2);
+                        w[(3 * c + a, 3 * d + b)] = v;
+                        w[(3 * d + b, 3 * c + a)] = v;
+                    }
+                }
+            }
+        }
+    }
+    for i in 0..n {
+        w[(i, i)] = 3.0 + rng.random::<f64>();
+    }
+    let q =
+        (0..n).map(|i| if i % 3 == 0 { rng.random_range(-2.0..0.5) } else { rng.random_range(-1.0..1.0) }).collect();
+    let mu = (0..nc).map(|_| rng.random_range(0.1..0.9)).collect();
+    Fc3dProblem::new(NumericsMatrix::Dense(w), q, mu).expect("valid problem")
+}
+
+/// The parallel sweep is a Gauss–Seidel sweep in colour order: renumbering the contacts colour
+/// by colour and running the sequential NSGS gives the same iterates (up to the summation
+/// order of the off-diagonal products, so to 1e-12) and the same sweep count.
+#[test]
+fn parallel_equals_sequential_sweep_in_colour_order() {
+    let mut cases = vec![("random chain".to_string(), random_chain(40, 11))];
+    if let Some(problems) = collection() {
+        cases.extend(problems.into_iter().filter(|(n, _)| n.starts_with("LMGC") || n.starts_with("OneObject-i1028")));
+    }
+    for (name, p) in &cases {
+        let nc = p.number_of_contacts();
+        let col = colour_contacts(p.w(), nc, 3).expect("sizes match");
+        assert!(col.number_of_colours() < nc, "{name}: no two contacts share a colour");
+        let perm: Vec<usize> = col.classes().iter().flatten().copied().collect();
+        let opts = NsgsOptions::default().with_tolerance(1e-10).with_max_iterations(5000);
+        let (r_par, rep_par) = solve(p, opts.clone().with_parallel(true).with_parallel_min_colour_size(0));
+        let (r_seq, rep_seq) = solve(&permuted(p, &perm), opts);
+        println!(
+            "{name}: {} colours, parallel {rep_par:?}, sequential in colour order {rep_seq:?}",
+            col.number_of_colours()
+        );
+        assert!(rep_par.is_converged(), "{name}: {rep_par:?}");
+        assert!(rep_par.iterations.abs_diff(rep_seq.iterations) <= 1, "{name}");
+        let scale = r_par.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+        for (k, &c) in perm.iter().enumerate() {
+            for a in 0..3 {
+                let (x, y) = (r_par[3 * c + a], r_seq[3 * k + a]);
+                assert!((x - y).abs() <= 1e-9 * scale, "{name}: contact {c}: {x} vs {y}");
+            }
+        }
+    }
+}
+
+/// Parallel NSGS (every colour through rayon) converges on each collection file where the
+/// sequential NSGS converges, to the same tolerance.
+#[test]
+fn parallel_converges_where_sequential_does() {
+    let Some(problems) = collection() else { return };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("thread pool");
+    let mut checked = 0;
+    for (name, p) in &problems {
+        let opts = NsgsOptions::default().with_tolerance(1e-8).with_max_iterations(10_000);
+        let (_, seq) = solve(p, opts.clone());
+        if !seq.is_converged() {
+            continue;
+        }
+        let t = std::time::Instant::now();
+        let (r, par) = pool.install(|| solve(p, opts.with_parallel(true).with_parallel_min_colour_size(0)));
+        println!(
+            "{name}: sequential {} sweeps, parallel {} sweeps ({:.3} s)",
+            seq.iterations,
+            par.iterations,
+            t.elapsed().as_secs_f64()
+        );
+        assert!(par.is_converged() && par.residual <= 1e-8, "{name}: {par:?}");
+        let mut u = vec![0.0; p.size()];
+        assert!((p.compute_error(&r, &mut u).expect("sizes match") - par.residual).abs() <= 1e-15);
+        checked += 1;
+    }
+    assert!(checked >= 15, "{checked}");
+}
+
+/// Shuffling with `parallel` is seeded: the same seed gives the same reactions, and the
+/// shuffled solve converges.
+#[test]
+fn shuffled_parallel_is_reproducible() {
+    let p = random_chain(60, 5);
+    let opts = NsgsOptions::default()
+        .with_tolerance(1e-10)
+        .with_parallel(true)
+        .with_parallel_min_colour_size(0)
+        .with_shuffle(true, 42);
+    let (r1, rep1) = solve(&p, opts.clone());
+    let (r2, rep2) = solve(&p, opts);
+    assert!(rep1.is_converged(), "{rep1:?}");
+    assert_eq!(rep1, rep2);
+    assert!(bits(&r1) == bits(&r2));
+    // Another seed converges to the same solution.
+    let (r3, rep3) = solve(&p, NsgsOptions::default().with_tolerance(1e-10).with_parallel(true).with_shuffle(true, 7));
+    assert!(rep3.is_converged(), "{rep3:?}");
+    for (a, b) in r1.iter().zip(&r3) {
+        assert!((a - b).abs() < 1e-7, "{a} vs {b}");
+    }
+}
