@@ -2,7 +2,7 @@
 //! read from Siconos files.
 
 use crate::NumericsError;
-use crate::matrix::NumericsMatrix;
+use crate::matrix::{NumericsMatrix, SparseBlockMatrix};
 
 /// Local frictional contact problem with `nc` contacts in dimension `D` (Siconos'
 /// `FrictionContactProblem`, `numerics/src/FrictionContact/FrictionContactProblem.h`).
@@ -51,6 +51,9 @@ impl<const D: usize> LocalFcProblem<D> {
         })?;
         check_len("fc vector q", &q, n)?;
         check_matrix("fc matrix W", &w, n, n)?;
+        if let NumericsMatrix::SparseBlock(m) = &w {
+            check_contact_blocks(m, D)?;
+        }
         check_finite("fc vector q", &q)?;
         check_mu(&mu)?;
         Ok(Self { w, q, mu })
@@ -130,6 +133,25 @@ pub(crate) fn check_matrix(
     Ok(())
 }
 
+/// A sparse-block `W` has square diagonal blocks (the same row and column partition) whose
+/// boundaries fall between contacts (multiples of `d`), so that each contact's `d × d` block
+/// `W_cc` lies inside one diagonal block, as Siconos' solvers assume.
+fn check_contact_blocks(m: &SparseBlockMatrix, d: usize) -> Result<(), NumericsError> {
+    if m.row_block_ends() != m.col_block_ends() {
+        return Err(NumericsError::InvalidInput {
+            what: "fc matrix W",
+            reason: "sparse-block W has non-square diagonal blocks (row and column block sizes differ)".into(),
+        });
+    }
+    if let Some(e) = m.row_block_ends().iter().find(|&&e| e % d != 0) {
+        return Err(NumericsError::InvalidInput {
+            what: "fc matrix W",
+            reason: format!("a block boundary of sparse-block W (at row {e}) splits a contact of dimension {d}"),
+        });
+    }
+    Ok(())
+}
+
 /// Friction coefficients are finite and `μ ≥ 0`.
 pub(crate) fn check_mu(mu: &[f64]) -> Result<(), NumericsError> {
     check_finite("friction coefficients mu", mu)?;
@@ -172,5 +194,21 @@ mod tests {
         assert!(matches!(r, Err(NumericsError::NonFinite { .. })));
         let r = LocalFcProblem::<4>::new(identity(4), vec![0.0; 4], vec![0.1]);
         assert!(matches!(r, Err(NumericsError::InvalidInput { .. })));
+    }
+
+    #[test]
+    fn rejects_sparse_block_w_with_non_square_or_straddling_blocks() {
+        let dense = Mat::from_fn(6, 6, |i, j| if i == j { 2.0 } else { 0.1 });
+        // Rows split 3 + 3 but columns 2 + 4: non-square diagonal blocks.
+        let w = SparseBlockMatrix::from_dense(dense.as_ref(), &[3, 6], &[2, 6]).expect("valid SBM");
+        let r = Fc3dProblem::new(NumericsMatrix::SparseBlock(w), vec![-1.0; 6], vec![0.3, 0.3]);
+        assert!(matches!(r, Err(NumericsError::InvalidInput { ref reason, .. }) if reason.contains("non-square")), "{r:?}");
+        // Square blocks 2 + 4 straddle the contacts {0,1,2} and {3,4,5}.
+        let w = SparseBlockMatrix::from_dense(dense.as_ref(), &[2, 6], &[2, 6]).expect("valid SBM");
+        let r = Fc3dProblem::new(NumericsMatrix::SparseBlock(w), vec![-1.0; 6], vec![0.3, 0.3]);
+        assert!(matches!(r, Err(NumericsError::InvalidInput { ref reason, .. }) if reason.contains("splits")), "{r:?}");
+        // One 6×6 block holding both contacts is fine.
+        let w = SparseBlockMatrix::from_dense(dense.as_ref(), &[6], &[6]).expect("valid SBM");
+        assert!(Fc3dProblem::new(NumericsMatrix::SparseBlock(w), vec![-1.0; 6], vec![0.3, 0.3]).is_ok());
     }
 }
