@@ -8,10 +8,15 @@
 //!   [`FILE_TOLERANCE`] (the tolerance of the reference table `siconos44-lcp.csv`).
 //!
 //! Every solver starts from `z = 0`, as Siconos' driver does when the caller zeroes `z`.
+//!
+//! The FC3D benchmark set (`benches/fc3d.rs`) is every file of the Siconos FC3D collection
+//! (`$NONSMOOTH_DATA/siconos/fc3d/`, see [`fc3d_bench_set`]) solved from `r = 0` to
+//! [`FC3D_TOLERANCE`] by the solvers of [`FC3D_SOLVERS`].
 
 use std::path::{Path, PathBuf};
 
 use nonsmooth::numerics::NumericsError;
+use nonsmooth::numerics::fc::{Fc3dMethod, Fc3dProblem};
 use nonsmooth::numerics::io::{self, Problem, ProblemKind};
 use nonsmooth::numerics::lcp::{LcpMethod, LcpProblem};
 use nonsmooth::numerics::matrix::NumericsMatrix;
@@ -201,6 +206,143 @@ pub fn bench_problems() -> Vec<BenchProblem> {
     out
 }
 
+// ---------------------------------------------------------------------------------------------
+// FC3D benchmark set (`benches/fc3d.rs`, `cargo xtask bench-report`, `xtask/siconos_fc3d.py`).
+// ---------------------------------------------------------------------------------------------
+
+/// Tolerance on Siconos' FC3D error (`fc3d_compute_error`, normalised by `‖q‖`) given to every FC3D
+/// solver, as in the reference table `siconos44-fc3d.csv`.
+pub const FC3D_TOLERANCE: f64 = 1e-8;
+
+/// The FC3D solvers benchmarked: the name [`Fc3dMethod::from_name`] takes, the id of the matching
+/// Siconos 4.4 solver (`SICONOS_FRICTION_3D_NSGS` = 500 run with the full error evaluation,
+/// `SICONOS_FRICTION_3D_NSN_AC` = 504, `SICONOS_FRICTION_3D_PROX` = 502, `fc3d_cst.h`) and the
+/// iteration cap of both sides (10 000 sweeps for NSGS, 1000 steps for the others, as in
+/// `siconos44-fc3d.csv`).
+pub const FC3D_SOLVERS: [(&str, i32, usize); 3] = [("nsgs", 500, 10_000), ("nsn-ac", 504, 1000), ("prox", 502, 1000)];
+
+/// Number of problems (the largest by contact count) on which parallel NSGS is timed.
+pub const FC3D_PARALLEL_PROBLEMS: usize = 4;
+
+/// Rayon pool sizes under which parallel NSGS is timed (next to sequential NSGS).
+pub const FC3D_PARALLEL_THREADS: [usize; 2] = [1, 2];
+
+/// Environment variable naming the JSON file where `benches/fc3d.rs` writes its FC3D manifest
+/// (problems, sizes, solvers, the result of one untimed solve per pair, unreadable files); read by
+/// `cargo xtask bench-report` and `xtask/siconos_fc3d.py`.
+pub const FC3D_MANIFEST_ENV: &str = "NONSMOOTH_BENCH_FC3D_MANIFEST";
+
+/// One FC3D problem of the benchmark set: a file of the Siconos collection.
+#[derive(Clone, Debug)]
+pub struct Fc3dBenchProblem {
+    /// The file name (`Capsules-i100-1090.dat`), used in benchmark ids and reports.
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+    /// The problem.
+    pub problem: Fc3dProblem,
+}
+
+impl Fc3dBenchProblem {
+    /// Number of contacts `nc`.
+    pub fn contacts(&self) -> usize {
+        self.problem.number_of_contacts()
+    }
+
+    /// Number of unknowns `3·nc`.
+    pub fn size(&self) -> usize {
+        self.problem.size()
+    }
+}
+
+/// The FC3D benchmark set: the problems read, and the files that could not be read (file name,
+/// reason), both sorted by file name.
+#[derive(Clone, Debug, Default)]
+pub struct Fc3dBenchSet {
+    /// The problems read.
+    pub problems: Vec<Fc3dBenchProblem>,
+    /// Files of the collection that [`io::read_problem`] rejects (e.g. `.hdf5` before the FCLIB
+    /// reader exists): file name, path and the error.
+    pub unreadable: Vec<(String, PathBuf, String)>,
+}
+
+/// The files of the Siconos FC3D collection (`<data>/siconos/fc3d/*.dat` and `*.hdf5`), sorted by
+/// name; empty (after printing one line) when the data folder is absent.
+pub fn fc3d_collection_files() -> Vec<PathBuf> {
+    let Some(dir) = data_dir() else { return Vec::new() };
+    let dir = dir.join("siconos/fc3d");
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        println!("skipped: no FC3D collection at {}", dir.display());
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "dat" || x == "hdf5"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The files of the quick subset (`--quick`): small problems that every solver handles fast.
+pub const FC3D_QUICK_FILES: [&str; 3] = ["FrictionContact3D_1c.dat", "Rover1039.dat", "OneObject-i1028-138.hdf5.dat"];
+
+/// Reads one collection file as an FC3D problem.
+///
+/// # Errors
+/// Whatever [`io::read_problem`] reports, or [`NumericsError::InvalidInput`] when the file holds
+/// another kind of problem.
+pub fn read_fc3d(path: &Path) -> Result<Fc3dProblem, NumericsError> {
+    match io::read_problem(path, Some(ProblemKind::Fc3d))? {
+        Problem::Fc3d(p) => Ok(p),
+        other => Err(NumericsError::InvalidInput {
+            what: "benchmark problem",
+            reason: format!("{} holds a {} problem, not an fc3d", path.display(), other.kind().as_str()),
+        }),
+    }
+}
+
+/// The FC3D benchmark set: every file of [`fc3d_collection_files`] (with [`quick_mode`], only
+/// [`FC3D_QUICK_FILES`]), read with [`read_fc3d`]; files that fail to read are listed as
+/// unreadable.
+pub fn fc3d_bench_set() -> Fc3dBenchSet {
+    let quick = quick_mode();
+    let mut set = Fc3dBenchSet::default();
+    for path in fc3d_collection_files() {
+        let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+        if quick && !FC3D_QUICK_FILES.contains(&name.as_str()) {
+            continue;
+        }
+        match read_fc3d(&path) {
+            Ok(problem) => set.problems.push(Fc3dBenchProblem { name, path, problem }),
+            Err(e) => set.unreadable.push((name, path, e.to_string())),
+        }
+    }
+    set
+}
+
+/// The iteration cap of the FC3D solver `solver` ([`FC3D_SOLVERS`]), `None` for an unknown name.
+pub fn fc3d_max_iterations(solver: &str) -> Option<usize> {
+    FC3D_SOLVERS.iter().find(|(name, _, _)| *name == solver).map(|&(_, _, cap)| cap)
+}
+
+/// The FC3D method `solver` with tolerance [`FC3D_TOLERANCE`] and its cap from [`FC3D_SOLVERS`];
+/// `None` when the name is not benchmarked or when [`Fc3dMethod::from_name`] does not know it
+/// (yet): such solvers are reported as not available.
+pub fn fc3d_method(solver: &str) -> Option<Fc3dMethod> {
+    Fc3dMethod::from_name(solver, Some(FC3D_TOLERANCE), Some(fc3d_max_iterations(solver)?))
+}
+
+/// The indices of the `count` problems of `problems` with the most contacts (ties broken by
+/// name), largest first: the problems on which parallel NSGS is timed.
+pub fn largest_by_contacts(problems: &[Fc3dBenchProblem], count: usize) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..problems.len()).collect();
+    order.sort_by(|&a, &b| {
+        problems[b].contacts().cmp(&problems[a].contacts()).then_with(|| problems[a].name.cmp(&problems[b].name))
+    });
+    order.truncate(count);
+    order
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -245,5 +387,33 @@ mod tests {
         for (name, _) in SOLVERS {
             assert!(small.method(name).is_some(), "{name} is a known solver name");
         }
+    }
+
+    fn fc3d_problem(name: &str, contacts: usize) -> Fc3dBenchProblem {
+        let n = 3 * contacts;
+        let w = NumericsMatrix::Dense(faer::Mat::<f64>::identity(n, n));
+        let problem = Fc3dProblem::new(w, vec![-1.0; n], vec![0.5; contacts]).expect("a valid FC3D problem");
+        Fc3dBenchProblem { name: name.into(), path: PathBuf::from(name), problem }
+    }
+
+    #[test]
+    fn largest_by_contacts_orders_by_contacts_then_name() {
+        let problems = [fc3d_problem("b", 2), fc3d_problem("a", 5), fc3d_problem("c", 5), fc3d_problem("d", 1)];
+        assert_eq!(largest_by_contacts(&problems, 3), vec![1, 2, 0]);
+        assert_eq!(largest_by_contacts(&problems, 10).len(), 4);
+        assert!(largest_by_contacts(&[], 3).is_empty());
+    }
+
+    #[test]
+    fn fc3d_solvers_have_caps_and_nsgs_builds() {
+        assert_eq!(fc3d_max_iterations("nsgs"), Some(10_000));
+        assert_eq!(fc3d_max_iterations("prox"), Some(1000));
+        assert_eq!(fc3d_max_iterations("lemke"), None);
+        assert!(fc3d_method("lemke").is_none(), "not a benchmarked FC3D solver");
+        let mut solver = fc3d_method("nsgs").expect("nsgs exists").build().expect("valid options");
+        let p = fc3d_problem("one", 2);
+        let (mut r, mut u) = (vec![0.0; 6], vec![0.0; 6]);
+        let report = solver.solve(&p.problem, &mut r, &mut u).expect("sizes agree");
+        assert!(report.is_converged() && report.residual <= FC3D_TOLERANCE, "{report:?}");
     }
 }

@@ -13,6 +13,9 @@
 //! 6. the report files.
 //!
 //! `--quick` (or `NONSMOOTH_BENCH_QUICK=1`) restricts everything to a small subset.
+//!
+//! The FC3D report (`fc3d.md`, `fc3d.csv`, `fc3d-profile.svg`) follows, see [`crate::fc3d_report`];
+//! `--only lcp` or `--only fc3d` runs one of the two.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,25 +29,34 @@ use crate::report::{Header, Row, Side};
 use crate::{cargo, criterion, project_root, report, run_checked};
 
 /// The environment variable the benches package reads for the quick subset.
-const QUICK_ENV: &str = "NONSMOOTH_BENCH_QUICK";
+pub(crate) const QUICK_ENV: &str = "NONSMOOTH_BENCH_QUICK";
 
 /// The interpreter that has python3-siconos (Debian's system Python).
-const PYTHON: &str = "/usr/bin/python3";
+pub(crate) const PYTHON: &str = "/usr/bin/python3";
 
 /// Options of `bench-report`.
 #[derive(Debug)]
 pub(crate) struct Options {
-    quick: bool,
-    baseline: String,
-    out: Option<PathBuf>,
-    reps: u32,
-    skip_bench: bool,
+    pub(crate) quick: bool,
+    pub(crate) baseline: String,
+    pub(crate) out: Option<PathBuf>,
+    pub(crate) reps: u32,
+    pub(crate) skip_bench: bool,
+    /// `Some("lcp")` or `Some("fc3d")`: only that report (default: both).
+    pub(crate) only: Option<String>,
 }
 
 impl Options {
     /// Parses the arguments after `bench-report`.
     pub(crate) fn parse(args: &[String]) -> anyhow::Result<Self> {
-        let mut o = Options { quick: false, baseline: "bench-report".into(), out: None, reps: 5, skip_bench: false };
+        let mut o = Options {
+            quick: false,
+            baseline: "bench-report".into(),
+            out: None,
+            reps: 5,
+            skip_bench: false,
+            only: None,
+        };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             let mut value = |name: &str| it.next().with_context(|| format!("{name} needs a value")).cloned();
@@ -54,6 +66,10 @@ impl Options {
                 "--baseline" => o.baseline = value("--baseline")?,
                 "--out" => o.out = Some(PathBuf::from(value("--out")?)),
                 "--reps" => o.reps = value("--reps")?.parse().context("--reps needs a positive integer")?,
+                "--only" => match value("--only")?.as_str() {
+                    only @ ("lcp" | "fc3d") => o.only = Some(only.to_owned()),
+                    other => bail!("--only takes lcp or fc3d, not {other:?}"),
+                },
                 other => bail!("unknown bench-report option {other:?} (see cargo xtask --help)"),
             }
         }
@@ -70,14 +86,32 @@ impl Options {
     }
 }
 
-/// Runs the whole report.
+/// Runs the LCP report, then the FC3D report (or the one `--only` names).
 pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
-    let root = project_root();
-    let target = target_dir()?;
+    if o.only.as_deref() != Some("fc3d") {
+        run_lcp(o)?;
+    }
+    if o.only.as_deref() != Some("lcp") {
+        crate::fc3d_report::run(o)?;
+    }
+    Ok(())
+}
+
+/// The work folder (problems, manifests, Siconos results) and the output folder of a run.
+pub(crate) fn folders(o: &Options, target: &Path) -> anyhow::Result<(PathBuf, PathBuf)> {
     let work = target.join(if o.quick { "bench-report-quick" } else { "bench-report" });
-    let out = o.out.clone().unwrap_or_else(|| if o.quick { work.clone() } else { root.join("docs/benchmarks") });
+    let out =
+        o.out.clone().unwrap_or_else(|| if o.quick { work.clone() } else { project_root().join("docs/benchmarks") });
     std::fs::create_dir_all(&work)?;
     std::fs::create_dir_all(&out)?;
+    Ok((work, out))
+}
+
+/// The LCP report.
+fn run_lcp(o: &Options) -> anyhow::Result<()> {
+    let root = project_root();
+    let target = target_dir()?;
+    let (work, out) = folders(o, &target)?;
 
     eprintln!("bench-report: building the release tools");
     run_checked(cargo().args([
@@ -217,7 +251,7 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn quick_env(cmd: &mut Command, quick: bool) {
+pub(crate) fn quick_env(cmd: &mut Command, quick: bool) {
     if quick {
         cmd.env(QUICK_ENV, "1");
     } else {
@@ -326,7 +360,7 @@ fn quality(nonsmooth: &Path, p: &ManifestProblem, solver: &str, cap: Option<u64>
 }
 
 /// `Ok(version)` when python3-siconos can be imported, else why not.
-fn siconos_available() -> Result<String, String> {
+pub(crate) fn siconos_available() -> Result<String, String> {
     let import = Command::new(PYTHON).args(["-c", "import siconos.numerics"]).output();
     match import {
         Ok(o) if o.status.success() => {}
@@ -373,7 +407,7 @@ fn read_siconos(path: &Path) -> anyhow::Result<HashMap<(String, usize, String), 
 }
 
 /// Cargo's target directory (`cargo metadata`), so `CARGO_TARGET_DIR` is honoured.
-fn target_dir() -> anyhow::Result<PathBuf> {
+pub(crate) fn target_dir() -> anyhow::Result<PathBuf> {
     let out = cargo().args(["metadata", "--format-version", "1", "--no-deps"]).output()?;
     if !out.status.success() {
         bail!("cargo metadata failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -383,7 +417,7 @@ fn target_dir() -> anyhow::Result<PathBuf> {
 }
 
 /// `git rev-parse HEAD`, marked when the tree has uncommitted changes.
-fn commit(root: &Path) -> String {
+pub(crate) fn commit(root: &Path) -> String {
     let git = |args: &[&str]| {
         Command::new("git")
             .args(args)
@@ -403,7 +437,7 @@ fn commit(root: &Path) -> String {
 }
 
 /// The CPU model from `/proc/cpuinfo` and the number of logical CPUs.
-fn cpu_model() -> String {
+pub(crate) fn cpu_model() -> String {
     let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else { return "unknown".into() };
     let model = info
         .lines()
@@ -414,7 +448,7 @@ fn cpu_model() -> String {
 }
 
 /// The current UTC date and time, `YYYY-MM-DD HH:MM UTC`.
-fn utc_now() -> String {
+pub(crate) fn utc_now() -> String {
     let secs = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (y, m, d) = civil_from_days(secs.div_euclid(86_400) as i64);
     let rem = secs % 86_400;
@@ -454,5 +488,9 @@ mod tests {
         assert_eq!(o.baseline, "bench-report-quick");
         assert!(Options::parse(&["--reps".to_string()]).is_err());
         assert!(Options::parse(&["--bogus".to_string()]).is_err());
+        let only = |v: &str| Options::parse(&["--only".to_string(), v.to_string()]);
+        assert_eq!(only("fc3d").unwrap().only.as_deref(), Some("fc3d"));
+        assert_eq!(only("lcp").unwrap().only.as_deref(), Some("lcp"));
+        assert!(only("mlcp").is_err());
     }
 }

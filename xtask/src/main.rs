@@ -4,7 +4,10 @@
 //! - `bench-report [--quick] [--baseline NAME] [--out DIR] [--reps N] [--skip-bench]`: runs the LCP
 //!   benches, a quality pass through `nonsmooth solve --json`, and Siconos 4.4 on the same
 //!   problems when `python3-siconos` is installed; writes `docs/benchmarks/lcp.{md,csv}` and
-//!   `docs/benchmarks/lcp-ratios.svg`. See [`bench_report`].
+//!   `docs/benchmarks/lcp-ratios.svg`; then the FC3D benches, our parallel NSGS timings and
+//!   Siconos 4.4's FC3D solvers, written to `docs/benchmarks/fc3d.{md,csv}` and
+//!   `docs/benchmarks/fc3d-profile.svg` (`--only lcp|fc3d` runs one of the two). See
+//!   [`bench_report`] and [`fc3d_report`].
 
 use std::path::{Path, PathBuf};
 
@@ -12,20 +15,24 @@ use anyhow::{Context, bail};
 
 mod bench_report;
 mod criterion;
+mod fc3d_report;
 mod report;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  bench-report [options]   run the LCP benches, our quality pass and Siconos 4.4 side by side;
-                           write docs/benchmarks/lcp.md, lcp.csv and lcp-ratios.svg
+  bench-report [options]   run the LCP and FC3D benches, our quality pass and Siconos 4.4 side by
+                           side; write docs/benchmarks/lcp.md, lcp.csv, lcp-ratios.svg, fc3d.md,
+                           fc3d.csv and fc3d-profile.svg
     --quick                a small subset (random n = 50, two collection files, short measurements),
                            written to target/bench-report-quick/ unless --out is given
     --baseline NAME        criterion baseline name (default: bench-report)
     --out DIR              output folder (default: docs/benchmarks)
     --reps N               timed repetitions per pair in the Siconos script (default: 5)
     --skip-bench           reuse the criterion results of the last run with the same baseline
+    --only lcp|fc3d        only the LCP or only the FC3D report (default: both; the FC3D report
+                           writes docs/benchmarks/fc3d.md, fc3d.csv and fc3d-profile.svg)
 ";
 
 fn main() -> anyhow::Result<()> {

@@ -192,8 +192,9 @@ impl NsgsOptions {
 /// How the off-diagonal row products `Σ_{d≠c} W_cd r_d` of a contact are taken.
 #[derive(Debug)]
 pub(crate) enum RowAccess {
-    /// Dense `W` read in place.
-    Dense,
+    /// Dense `W`: a row-major copy made once per solve (`rows[i·n + j] = W_ij`), so that a
+    /// contact's rows are contiguous slices (faer stores `W` column-major).
+    Dense(Vec<f64>),
     /// Sparse-block `W` with `D×D` blocks, block row `c` = contact `c`, read in place.
     Blocks,
     /// Any other storage: a CSR copy made once per solve.
@@ -212,7 +213,16 @@ impl<'a, const D: usize> ContactRows<'a, D> {
     /// Chooses the access for `W` (`D·nc × D·nc`).
     pub(crate) fn new(w: &'a NumericsMatrix, nc: usize) -> Self {
         let access = match w {
-            NumericsMatrix::Dense(_) => RowAccess::Dense,
+            NumericsMatrix::Dense(m) => {
+                let n = m.ncols();
+                let mut rows = vec![0.0; m.nrows() * n];
+                for j in 0..n {
+                    for (i, &v) in m.col_as_slice(j).iter().enumerate() {
+                        rows[i * n + j] = v;
+                    }
+                }
+                RowAccess::Dense(rows)
+            }
             NumericsMatrix::SparseBlock(m) if blocks_match_contacts(m, nc, D) => RowAccess::Blocks,
             other => RowAccess::Csr(other.to_csr()),
         };
@@ -253,14 +263,12 @@ impl<'a, const D: usize> ContactRows<'a, D> {
         let s = D * c;
         let n = r.len();
         match (self.w, &self.access) {
-            (NumericsMatrix::Dense(m), _) => {
+            (_, RowAccess::Dense(rows)) => {
                 for (k, ql) in q_loc.iter_mut().enumerate() {
-                    let i = s + k;
-                    let mut acc = 0.0;
-                    for j in (0..s).chain(s + D..n) {
-                        acc += m[(i, j)] * r[j];
-                    }
-                    *ql += acc;
+                    let row = &rows[(s + k) * n..(s + k + 1) * n];
+                    let before: f64 = row[..s].iter().zip(&r[..s]).map(|(a, b)| a * b).sum();
+                    let after: f64 = row[s + D..].iter().zip(&r[s + D..]).map(|(a, b)| a * b).sum();
+                    *ql += before + after;
                 }
             }
             (NumericsMatrix::SparseBlock(m), RowAccess::Blocks) => m.row_product(c, r, q_loc, false),
@@ -276,7 +284,7 @@ impl<'a, const D: usize> ContactRows<'a, D> {
                 }
             }
             // `access` is `Blocks` only for sparse-block matrices (built in `new`).
-            (_, RowAccess::Dense | RowAccess::Blocks) => {}
+            (_, RowAccess::Blocks) => {}
         }
     }
 }

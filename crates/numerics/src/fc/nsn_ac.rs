@@ -81,6 +81,17 @@ pub struct NsnAcOptions {
     /// iterations, the line search switches to the other kind (Goldstein–Price ↔ non-monotone
     /// Armijo) and the window restarts; 0 never switches (default: 100).
     pub stagnation_window: usize,
+    /// Relative Tikhonov shift `ε` of the Newton system: the direction solves
+    /// `(J + ε s I) Δ = −Φ`, `s = max(1, max_i |J_ii|)` (default: 1e-12; 0 gives the plain
+    /// Newton step `J Δ = −Φ`). On frictional problems with more contacts than degrees of
+    /// freedom, `J = A W + B` is singular up to rounding (MUMPS reports up to 26 null pivots
+    /// on LMGC_100_PR_PerioBox, 180 unknowns, when Siconos solves it); an LU factorization
+    /// then gives a step whose null-space part is rounding noise amplified by a pivot of order
+    /// `10⁻¹⁶`, and the line search only accepts tiny steps. Siconos' MUMPS replaces such null
+    /// pivots by a huge value (`ICNTL(24) = 1`), which sets that part to about zero; the shift
+    /// `ε s`, far above rounding (`ε ≈ 4500 ε_mach`) and far below the nonzero pivots, does the
+    /// same here. Finite and `≥ 0`.
+    pub regularization: f64,
 }
 
 impl Default for NsnAcOptions {
@@ -93,6 +104,7 @@ impl Default for NsnAcOptions {
             max_line_search: 100,
             nonmonotone_memory: 10,
             stagnation_window: 100,
+            regularization: 1e-12,
         }
     }
 }
@@ -128,6 +140,12 @@ impl NsnAcOptions {
         self
     }
 
+    /// Sets [`NsnAcOptions::regularization`].
+    pub fn with_regularization(mut self, regularization: f64) -> Self {
+        self.regularization = regularization;
+        self
+    }
+
     /// Sets [`NsnAcOptions::nonmonotone_memory`].
     pub fn with_nonmonotone_memory(mut self, memory: usize) -> Self {
         self.nonmonotone_memory = memory;
@@ -139,6 +157,12 @@ impl NsnAcOptions {
         options::at_least_one("max_iterations", self.max_iterations)?;
         options::at_least_one("max_line_search", self.max_line_search)?;
         options::at_least_one("nonmonotone_memory", self.nonmonotone_memory)?;
+        if !self.regularization.is_finite() || self.regularization < 0.0 {
+            return Err(NumericsError::InvalidOption {
+                name: "regularization",
+                reason: "must be finite and non-negative",
+            });
+        }
         if let NsnRhoStrategy::Constant(rho) = self.rho_strategy {
             options::positive_finite("rho_strategy", rho)?;
         }
@@ -184,7 +208,7 @@ pub(crate) fn alart_curnier_ab(
     }
     let radius = mu * d.max(0.0);
     let z = [r[1] - rho_t * u[1], r[2] - rho_t * u[2]];
-    let nz = z[0].hypot(z[1]);
+    let nz = (z[0] * z[0] + z[1] * z[1]).sqrt();
     if nz <= radius {
         phi[1] = r[1] - z[0];
         phi[2] = r[2] - z[1];
@@ -375,6 +399,8 @@ struct Workspace {
     direction: Vec<f64>,
     r_trial: Vec<f64>,
     u_trial: Vec<f64>,
+    /// `(W + αI) Δ` for the current direction: trial velocities are `u + t (W + αI) Δ`.
+    w_direction: Vec<f64>,
     a: Vec<[[f64; 3]; 3]>,
     b: Vec<[[f64; 3]; 3]>,
     /// `W_cc` for each contact (row-major).
@@ -402,15 +428,16 @@ pub(crate) struct Shifted<'a> {
 /// per-contact `ρ` ([`NsnRhoStrategy`]). Each iteration computes `Φ` and the block-diagonal
 /// `A = ∂Φ/∂u`, `B = ∂Φ/∂r` (all cases of the generalized Jacobian, see seed
 /// `000_b50ea4bc6edb00b3.txt` lines 6519-6833), forms `J = A W + B` (Siconos
-/// `fc3d_nonsmooth_Newton_computeAWpB`) and solves `J Δ = −Φ`:
+/// `fc3d_nonsmooth_Newton_computeAWpB`) and solves `(J + ε s I) Δ = −Φ`
+/// (`ε` = [`NsnAcOptions::regularization`], `s = max(1, max|J_ii|)`; the shift stands in for
+/// the null-pivot handling of Siconos' MUMPS on singular `J`):
 /// * dense `W`: faer's dense LU with partial pivoting, in place;
 /// * sparse-block or sparse `W`: faer's sparse LU on the pattern of `W`'s 3×3 contact blocks plus
 ///   the diagonal blocks; the symbolic analysis (COLAMD ordering) is done once per pattern and
 ///   kept across solves, the numeric factorization is redone at each iteration.
 ///
-/// When the factorization fails or gives a non-finite step (a singular `J`, e.g. sticking
-/// contacts with a rank-deficient `W`), `J + λI` is tried with `λ = 10⁻¹²·s, 10⁻⁹·s, 10⁻⁶·s,
-/// 10⁻³·s`, `s = max(1, max|J_ii|)`. Then the line search ([`NsnLineSearch`]) sets
+/// When the factorization fails or gives a non-finite step, `J + λI` is tried with the
+/// larger shifts `λ = 10⁻¹²·s, 10⁻⁹·s, 10⁻⁶·s, 10⁻³·s` (those above `ε s`). Then the line search ([`NsnLineSearch`]) sets
 /// `r ← r + tΔ`, and the stopping test is the full error [`Fc3dProblem::compute_error`]
 /// `≤ tolerance`, evaluated at every iteration as Siconos does.
 ///
@@ -514,7 +541,12 @@ impl NsnAcSolver {
             // Newton direction J Δ = −Φ, with regularized retries.
             let scale = jacobian_diagonal_scale(&ws.a, &ws.b, &ws.diag, data.shift);
             let mut solved = false;
-            for lambda in [0.0, 1e-12, 1e-9, 1e-6, 1e-3] {
+            // The first try uses the default shift ε; the retries only larger shifts.
+            let first = self.options.regularization;
+            for (k, lambda) in [first, 1e-12, 1e-9, 1e-6, 1e-3].into_iter().enumerate() {
+                if k > 0 && lambda <= first {
+                    continue;
+                }
                 for (d, p) in ws.direction.iter_mut().zip(&ws.phi) {
                     *d = -p;
                 }
@@ -536,6 +568,12 @@ impl NsnAcSolver {
             if !solved {
                 return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, error));
             }
+            problem.w().gemv(1.0, &ws.direction, 0.0, &mut ws.w_direction);
+            if data.shift > 0.0 {
+                for (x, di) in ws.w_direction.iter_mut().zip(&ws.direction) {
+                    *x += data.shift * di;
+                }
+            }
             // Line search on ψ = ½‖Φ‖² along Δ (ψ'(0) = −‖Φ‖² = −2ψ0 for the exact step).
             let slope = -2.0 * psi0;
             let reference = ws.history.iter().copied().fold(psi0, f64::max);
@@ -543,7 +581,14 @@ impl NsnAcSolver {
             let (mut t_min, mut t_max) = (0.0, 1e10);
             let mut accepted = false;
             for _ in 0..self.options.max_line_search {
-                let psi = trial_merit(problem, data, &ws.rho, r, &ws.direction, t, (&mut ws.r_trial, &mut ws.u_trial));
+                let psi = trial_merit(
+                    problem,
+                    &ws.rho,
+                    (r, u),
+                    (&ws.direction, &ws.w_direction),
+                    t,
+                    (&mut ws.r_trial, &mut ws.u_trial),
+                );
                 match line_search {
                     NsnLineSearch::NonMonotoneArmijo => {
                         if psi <= reference + 1e-4 * t * slope {
@@ -604,7 +649,7 @@ impl NsnAcSolver {
         let n = problem.size();
         let nc = problem.number_of_contacts();
         let ws = &mut self.ws;
-        for v in [&mut ws.phi, &mut ws.direction, &mut ws.r_trial, &mut ws.u_trial] {
+        for v in [&mut ws.phi, &mut ws.direction, &mut ws.r_trial, &mut ws.u_trial, &mut ws.w_direction] {
             v.resize(n, 0.0);
         }
         ws.a.resize(nc, [[0.0; 3]; 3]);
@@ -774,20 +819,23 @@ fn evaluate(r: &[f64], u: &[f64], mu: &[f64], rho: &[[f64; 2]], out: Option<Bloc
     0.5 * sum
 }
 
-/// `ψ(r + tΔ)` (`+∞` when not finite), using the trial buffers `(r_trial, u_trial)`.
+/// `ψ(r + tΔ)` (`+∞` when not finite), using the trial buffers `(r_trial, u_trial)`. The
+/// velocity is affine in `t`: `u(r + tΔ) = u + t (W + αI) Δ`, so each trial costs `O(n)` once
+/// `(W + αI) Δ` is known (the accepted iterate's `u` is then recomputed from `W` exactly).
 fn trial_merit(
     problem: &Fc3dProblem,
-    data: Shifted<'_>,
     rho: &[[f64; 2]],
-    r: &[f64],
-    direction: &[f64],
+    (r, u): (&[f64], &[f64]),
+    (direction, w_direction): (&[f64], &[f64]),
     t: f64,
     (r_trial, u_trial): (&mut [f64], &mut [f64]),
 ) -> f64 {
     for ((x, ri), di) in r_trial.iter_mut().zip(r).zip(direction) {
         *x = ri + t * di;
     }
-    velocity(problem, data, r_trial, u_trial);
+    for ((x, ui), wdi) in u_trial.iter_mut().zip(u).zip(w_direction) {
+        *x = ui + t * wdi;
+    }
     let psi = evaluate(r_trial, u_trial, problem.mu(), rho, None);
     if psi.is_finite() { psi } else { f64::INFINITY }
 }
@@ -848,6 +896,9 @@ fn solve_dense(
             }
         }
     }
+    if n <= SMALL_DENSE {
+        return small_lu_solve(jac, rhs);
+    }
     let stack = MemStack::new(&mut sys.mem.0);
     let (_, perm) =
         dense_lu::lu_in_place(jac.as_mut(), &mut sys.perm, &mut sys.perm_inv, Par::Seq, stack, Default::default());
@@ -860,6 +911,74 @@ fn solve_dense(
     let rhs = MatMut::from_column_major_slice_mut(rhs, n, 1);
     let perm: PermRef<'_, usize> = perm;
     dense_solve::solve_in_place(jac.as_ref(), jac.as_ref(), perm, rhs, Par::Seq, stack);
+    true
+}
+
+/// Below this size the dense Newton systems are solved by [`small_lu_solve`]: faer's blocked LU
+/// pays a fixed setup cost that dominates for a few contacts (measured with callgrind on
+/// Rover1039, 12 unknowns: about 12 000 instructions per factorization against about 2 000).
+const SMALL_DENSE: usize = 48;
+
+/// Solves `J x = rhs` in place (`rhs` overwritten, `J` overwritten by its LU factors) by Gaussian
+/// elimination with partial pivoting (rows swapped in place), column by column on faer's
+/// column-major storage. `false` on a zero or non-finite pivot.
+fn small_lu_solve(jac: &mut Mat<f64>, rhs: &mut [f64]) -> bool {
+    let n = jac.nrows();
+    for k in 0..n {
+        // Pivot: the largest |J_ik|, i ≥ k.
+        let col = jac.col_as_slice(k);
+        let mut p = k;
+        for i in k + 1..n {
+            if col[i].abs() > col[p].abs() {
+                p = i;
+            }
+        }
+        let pivot = col[p];
+        if pivot == 0.0 || !pivot.is_finite() {
+            return false;
+        }
+        if p != k {
+            for j in 0..n {
+                let c = jac.col_as_slice_mut(j);
+                c.swap(k, p);
+            }
+            rhs.swap(k, p);
+        }
+        // Multipliers l_i = J_ik / J_kk, stored below the diagonal of column k.
+        let mut l = [0.0; SMALL_DENSE];
+        {
+            let c = jac.col_as_slice_mut(k);
+            for (v, li) in c[k + 1..n].iter_mut().zip(&mut l[k + 1..n]) {
+                *v /= pivot;
+                *li = *v;
+            }
+        }
+        for j in k + 1..n {
+            let c = jac.col_as_slice_mut(j);
+            let ukj = c[k];
+            if ukj != 0.0 {
+                for (v, li) in c[k + 1..n].iter_mut().zip(&l[k + 1..n]) {
+                    *v -= li * ukj;
+                }
+            }
+        }
+        let bk = rhs[k];
+        if bk != 0.0 {
+            for (v, li) in rhs[k + 1..n].iter_mut().zip(&l[k + 1..n]) {
+                *v -= li * bk;
+            }
+        }
+    }
+    for k in (0..n).rev() {
+        let c = jac.col_as_slice(k);
+        let x = rhs[k] / c[k];
+        rhs[k] = x;
+        if x != 0.0 {
+            for i in 0..k {
+                rhs[i] -= c[i] * x;
+            }
+        }
+    }
     true
 }
 

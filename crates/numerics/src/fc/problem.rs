@@ -202,7 +202,10 @@ mod tests {
         // Rows split 3 + 3 but columns 2 + 4: non-square diagonal blocks.
         let w = SparseBlockMatrix::from_dense(dense.as_ref(), &[3, 6], &[2, 6]).expect("valid SBM");
         let r = Fc3dProblem::new(NumericsMatrix::SparseBlock(w), vec![-1.0; 6], vec![0.3, 0.3]);
-        assert!(matches!(r, Err(NumericsError::InvalidInput { ref reason, .. }) if reason.contains("non-square")), "{r:?}");
+        assert!(
+            matches!(r, Err(NumericsError::InvalidInput { ref reason, .. }) if reason.contains("non-square")),
+            "{r:?}"
+        );
         // Square blocks 2 + 4 straddle the contacts {0,1,2} and {3,4,5}.
         let w = SparseBlockMatrix::from_dense(dense.as_ref(), &[2, 6], &[2, 6]).expect("valid SBM");
         let r = Fc3dProblem::new(NumericsMatrix::SparseBlock(w), vec![-1.0; 6], vec![0.3, 0.3]);

@@ -43,12 +43,12 @@ pub fn projection_on_cone_2d(x: &mut [f64; 2], mu: f64) -> ConeProjection {
 }
 
 /// `‖x_T‖` of a local vector (`x[0]` normal, the rest tangential): `|x_1|` in 2D,
-/// `hypot(x_1, x_2)` in 3D (as Siconos computes it), the Euclidean norm otherwise.
+/// `sqrt(x_1² + x_2²)` in 3D, the Euclidean norm otherwise.
 pub(crate) fn tangential_norm(x: &[f64]) -> f64 {
     match x.len() {
         0 | 1 => 0.0,
         2 => x[1].abs(),
-        3 => x[1].hypot(x[2]),
+        3 => (x[1] * x[1] + x[2] * x[2]).sqrt(),
         _ => crate::matrix::norm2(&x[1..]),
     }
 }

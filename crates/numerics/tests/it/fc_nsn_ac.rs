@@ -92,8 +92,9 @@ fn siconos_fc3d_collection() {
     assert!(failures.is_empty(), "NSN-AC did not converge where Siconos did: {failures:?}");
 }
 
-/// Capsules-i122-1617: Siconos 4.4's NSN_AC fails (error 5.2e-4 after 1000 iterations); with
-/// the Goldstein–Price search alone (no stagnation switch) we converge.
+/// Capsules-i122-1617: Siconos 4.4's NSN_AC fails (error 5.2e-4 after 1000 iterations); we
+/// converge with the default options and with the Goldstein–Price search alone (no stagnation
+/// switch).
 #[test]
 fn capsules_i122_converges_where_siconos_fails() {
     let Some((problems, _)) = collection() else { return };
@@ -101,15 +102,42 @@ fn capsules_i122_converges_where_siconos_fails() {
         panic!("Capsules-i122-1617.dat missing")
     };
     let n = problem.size();
+    let base = NsnAcOptions::default().with_tolerance(1e-8).with_max_iterations(1000);
+    let gp_only = base.clone().with_line_search(NsnLineSearch::GoldsteinPrice).with_stagnation_window(0);
+    for (label, options) in [("default", base), ("Goldstein–Price only", gp_only)] {
+        let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+        let rep = NsnAcSolver::new(options).expect("valid").solve(problem, &mut r, &mut u).expect("sizes match");
+        println!("Capsules-i122-1617 ({label}): {rep:?}");
+        assert!(rep.is_converged() && rep.residual <= 1e-8, "{label}: {rep:?}");
+    }
+}
+
+/// LMGC_100_PR_PerioBox-i00361-60-03000 (FCLIB, 60 contacts, `J = A W + B` singular up to
+/// rounding at most iterations): Siconos 4.4's NSN_AC converges (120 iterations, 5.49e-10 in
+/// `siconos44-fc3d.csv`); so must we with the default options, from `r = 0`, at 1e-8 within
+/// 1000 iterations. Without the Tikhonov shift (`regularization = 0`) the same run stalls
+/// near 1e-4 (measured: 7.3e-5 after 1000 iterations), which the test prints.
+#[test]
+fn lmgc_hdf5_converges() {
+    let Some(data) = crate::data_dir() else { return };
+    let path = data.join("siconos/fc3d/LMGC_100_PR_PerioBox-i00361-60-03000.hdf5");
+    let Ok(Problem::Fc3d(problem)) = read_problem(&path, None) else { panic!("{} not read as FC3D", path.display()) };
+    let n = problem.size();
+    let base = NsnAcOptions::default().with_tolerance(1e-8).with_max_iterations(1000);
     let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
-    let options = NsnAcOptions::default()
-        .with_tolerance(1e-8)
-        .with_max_iterations(1000)
-        .with_line_search(NsnLineSearch::GoldsteinPrice)
-        .with_stagnation_window(0);
-    let rep = NsnAcSolver::new(options).expect("valid").solve(problem, &mut r, &mut u).expect("sizes match");
-    println!("Capsules-i122-1617 (Goldstein–Price only): {rep:?}");
+    let t = Instant::now();
+    let rep = NsnAcSolver::new(base.clone()).expect("valid").solve(&problem, &mut r, &mut u).expect("sizes match");
+    println!("LMGC (default): {rep:?} in {:.4}s", t.elapsed().as_secs_f64());
     assert!(rep.is_converged() && rep.residual <= 1e-8, "{rep:?}");
+    let mut u2 = vec![0.0; n];
+    let err = problem.compute_error(&r, &mut u2).expect("sizes match");
+    assert!(err <= 1e-8, "{err}");
+    let (mut r0, mut u0) = (vec![0.0; n], vec![0.0; n]);
+    let plain = NsnAcSolver::new(base.with_regularization(0.0))
+        .expect("valid")
+        .solve(&problem, &mut r0, &mut u0)
+        .expect("sizes match");
+    println!("LMGC (regularization 0): {plain:?}");
 }
 
 /// The dense and sparse-block twins of FC3D_Example1 give the same reactions.

@@ -48,51 +48,79 @@ impl Default for AlartCurnierOptions {
 /// `d > 0`; with `d ≤ 0`, `R = 0` and the row is `E_T`). The boundary cases `d = 0` and
 /// `‖z‖ = R` take the take-off and sticking branches, both elements of the generalized Jacobian.
 pub fn alart_curnier_function(problem: &OneContactProblem, r: &[f64; 3], rho: [f64; 2]) -> ([f64; 3], [[f64; 3]; 3]) {
+    let mut jac = [[0.0; 3]; 3];
+    let phi = evaluate::<true>(problem, r, rho, &mut jac);
+    (phi, jac)
+}
+
+/// `Φ(r)` alone (the merit evaluations of the line search need no Jacobian).
+fn alart_curnier_phi(problem: &OneContactProblem, r: &[f64; 3], rho: [f64; 2]) -> [f64; 3] {
+    let mut unused = [[0.0; 3]; 3];
+    evaluate::<false>(problem, r, rho, &mut unused)
+}
+
+/// `Φ(r)`, and its generalized Jacobian into `jac` when `JAC` (see [`alart_curnier_function`]).
+#[inline(always)]
+fn evaluate<const JAC: bool>(
+    problem: &OneContactProblem,
+    r: &[f64; 3],
+    rho: [f64; 2],
+    jac: &mut [[f64; 3]; 3],
+) -> [f64; 3] {
     let w = problem.w();
     let mu = problem.mu();
     let u = problem.velocity(r);
     let [rho_n, rho_t] = rho;
     let mut phi = [0.0; 3];
-    let mut jac = [[0.0; 3]; 3];
     let d = r[0] - rho_n * u[0];
     if d > 0.0 {
         phi[0] = r[0] - d;
-        jac[0] = w[0].map(|v| rho_n * v);
+        if JAC {
+            jac[0] = w[0].map(|v| rho_n * v);
+        }
     } else {
         phi[0] = r[0];
-        jac[0] = [1.0, 0.0, 0.0];
+        if JAC {
+            jac[0] = [1.0, 0.0, 0.0];
+        }
     }
     let radius = mu * d.max(0.0);
     let z = [r[1] - rho_t * u[1], r[2] - rho_t * u[2]];
-    let nz = z[0].hypot(z[1]);
+    let nz = (z[0] * z[0] + z[1] * z[1]).sqrt();
     if nz <= radius {
         // Sticking: Φ_T = r_T − z = ρ_T u_T.
         for k in 0..2 {
             phi[k + 1] = r[k + 1] - z[k];
-            jac[k + 1] = w[k + 1].map(|v| rho_t * v);
+            if JAC {
+                jac[k + 1] = w[k + 1].map(|v| rho_t * v);
+            }
         }
     } else {
         // Sliding (nz > radius ≥ 0, so nz > 0).
         let zh = [z[0] / nz, z[1] / nz];
-        let s = radius / nz;
-        // dz/dr = E_T − ρ_T W_T (2×3).
-        let mut dz = [[0.0; 3]; 2];
-        for k in 0..2 {
-            for j in 0..3 {
-                dz[k][j] = if j == k + 1 { 1.0 } else { 0.0 } - rho_t * w[k + 1][j];
-            }
-        }
         for k in 0..2 {
             phi[k + 1] = r[k + 1] - radius * zh[k];
-            for j in 0..3 {
-                let proj = dz[k][j] - zh[k] * (zh[0] * dz[0][j] + zh[1] * dz[1][j]);
-                let e = if j == k + 1 { 1.0 } else { 0.0 };
-                let dradius = if d > 0.0 { mu * (if j == 0 { 1.0 } else { 0.0 } - rho_n * w[0][j]) } else { 0.0 };
-                jac[k + 1][j] = e - s * proj - zh[k] * dradius;
+        }
+        if JAC {
+            let s = radius / nz;
+            // dz/dr = E_T − ρ_T W_T (2×3).
+            let mut dz = [[0.0; 3]; 2];
+            for k in 0..2 {
+                for j in 0..3 {
+                    dz[k][j] = if j == k + 1 { 1.0 } else { 0.0 } - rho_t * w[k + 1][j];
+                }
+            }
+            for k in 0..2 {
+                for j in 0..3 {
+                    let proj = dz[k][j] - zh[k] * (zh[0] * dz[0][j] + zh[1] * dz[1][j]);
+                    let e = if j == k + 1 { 1.0 } else { 0.0 };
+                    let dradius = if d > 0.0 { mu * (if j == 0 { 1.0 } else { 0.0 } - rho_n * w[0][j]) } else { 0.0 };
+                    jac[k + 1][j] = e - s * proj - zh[k] * dradius;
+                }
             }
         }
     }
-    (phi, jac)
+    phi
 }
 
 /// Solves `A x = b` (3×3) by Gaussian elimination with partial pivoting; `None` when a pivot is
@@ -203,7 +231,7 @@ pub fn solve_alart_curnier(
             let mut t = 1.0;
             for _ in 0..=options.max_line_search {
                 trial = [r[0] + t * step[0], r[1] + t * step[1], r[2] + t * step[2]];
-                let psi_t = half_sq(&alart_curnier_function(problem, &trial, rho).0);
+                let psi_t = half_sq(&alart_curnier_phi(problem, &trial, rho));
                 // Strict decrease required: a zero slope (ψ flat along Δ) is no progress.
                 if psi_t <= psi + options.armijo_sigma * t * slope.min(0.0) && psi_t < psi {
                     accepted = true;

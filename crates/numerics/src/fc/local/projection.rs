@@ -24,7 +24,7 @@ impl Default for OneContactProjectionOptions {
 /// `û = F(r) = (u_N + μ‖u_T‖, u_T)` with `u = W r + q` (De Saxcé's modified velocity).
 fn modified_velocity(problem: &OneContactProblem, r: &[f64; 3]) -> [f64; 3] {
     let mut u = problem.velocity(r);
-    u[0] += problem.mu() * u[1].hypot(u[2]);
+    u[0] += problem.mu() * (u[1] * u[1] + u[2] * u[2]).sqrt();
     u
 }
 

@@ -156,6 +156,9 @@ fn typed_errors_and_trivial_case() {
         NsnAcOptions::default().with_max_iterations(0),
         NsnAcOptions::default().with_nonmonotone_memory(0),
         NsnAcOptions::default().with_rho_strategy(NsnRhoStrategy::Constant(-1.0)),
+        NsnAcOptions::default().with_regularization(-1e-12),
+        NsnAcOptions::default().with_regularization(f64::NAN),
+        NsnAcOptions::default().with_regularization(f64::INFINITY),
     ] {
         assert!(matches!(NsnAcSolver::new(bad), Err(NumericsError::InvalidOption { .. })));
     }
@@ -169,4 +172,35 @@ fn typed_errors_and_trivial_case() {
     let (mut r, mut u) = ([0.0; 3], [0.0; 3]);
     let rep = s.solve(&p, &mut r, &mut u).expect("sizes");
     assert!(rep.status == SolverStatus::MaxIterations && rep.iterations == 1 && rep.residual > 1e-15);
+}
+
+/// Two contacts at the same place (identical rows of `H`): `W = [[B, B], [B, B]]` is singular,
+/// so is `J = A W + B` while both stick, and the Newton system is consistent. With the default
+/// shift the solver converges in both storages, to a solution whose summed reaction is that of
+/// the single contact.
+#[test]
+fn duplicated_contact_singular_jacobian() {
+    let b = [[2.0, 0.1, 0.0], [0.1, 1.5, 0.2], [0.0, 0.2, 1.8]];
+    let q1 = [-1.0, 0.1, -0.05];
+    let mu = 0.6;
+    let w = Mat::from_fn(6, 6, |i, j| b[i % 3][j % 3]);
+    let q: Vec<f64> = q1.iter().chain(&q1).copied().collect();
+    let single = OneContactProblem::new(b, q1, mu).expect("valid");
+    let mut r1 = [0.0; 3];
+    let opts = AlartCurnierOptions { tolerance: 1e-14, ..AlartCurnierOptions::default() };
+    assert!(solve_alart_curnier(&single, &mut r1, &opts).expect("valid").is_converged());
+    let dense = NumericsMatrix::Dense(w);
+    let sbm = NumericsMatrix::SparseBlock(dense.to_sparse_block(&[3, 6], &[3, 6]).expect("blocks"));
+    for m in [dense, sbm] {
+        let p = Fc3dProblem::new(m, q.clone(), vec![mu, mu]).expect("valid");
+        let (mut r, mut u) = (vec![0.0; 6], vec![0.0; 6]);
+        let rep = NsnAcSolver::new(NsnAcOptions::default().with_tolerance(1e-12))
+            .expect("valid")
+            .solve(&p, &mut r, &mut u)
+            .expect("sizes");
+        assert!(rep.is_converged() && rep.residual <= 1e-12, "{rep:?}");
+        for k in 0..3 {
+            assert!((r[k] + r[k + 3] - r1[k]).abs() <= 1e-9, "{r:?} vs {r1:?}");
+        }
+    }
 }

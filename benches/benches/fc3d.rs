@@ -1,0 +1,226 @@
+//! Criterion benches of the FC3D solvers: groups `fc3d/<solver>` (solver names as
+//! `Fc3dMethod::from_name` spells them), function ids the collection file names; and the parallel
+//! NSGS groups `fc3d-parallel/<variant>` (`sequential`, `rayon-1`, `rayon-2`) on the
+//! [`FC3D_PARALLEL_PROBLEMS`] problems with the most contacts.
+//!
+//! Problems, tolerance (1e-8) and iteration caps come from `nonsmooth_benches` (`fc3d_bench_set`,
+//! `FC3D_SOLVERS`). Each timed iteration resets `r` to 0, the start `xtask/siconos_fc3d.py` gives
+//! Siconos' `fc3d_driver`, so the two timings compare. Before timing a pair, one untimed solve
+//! checks it and gives its status, iterations and residual; when [`FC3D_MANIFEST_ENV`] names a
+//! file, these results, the problems, the unreadable files and the solvers (available or not) are
+//! written there as JSON for `cargo xtask bench-report`. Solver names that `from_name` does not
+//! know yet are reported as not available and skipped.
+//!
+//! Sampling is flat with 10 samples; the measurement time of a pair grows with its solve time, so
+//! the slow pairs (about a second per solve) cost about 11 solves and the fast ones get
+//! hundreds.
+
+use std::hint::black_box;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main, measurement::WallTime};
+use nonsmooth::numerics::SolverReport;
+use nonsmooth::numerics::fc::{Fc3dMethod, Fc3dProblem, Fc3dSolver};
+use nonsmooth_benches::{
+    FC3D_MANIFEST_ENV, FC3D_PARALLEL_PROBLEMS, FC3D_PARALLEL_THREADS, FC3D_SOLVERS, FC3D_TOLERANCE, fc3d_bench_set,
+    fc3d_max_iterations, fc3d_method, largest_by_contacts, quick_mode,
+};
+use serde_json::{Value, json};
+
+/// NSGS as benchmarked under the name `nsgs` (tolerance, cap) with the parallel colour-by-colour
+/// sweep switched on (`NsgsOptions::parallel`); it runs in the rayon pool it is called from.
+/// `None` when `nsgs` is not an NSGS method.
+fn parallel_nsgs() -> Option<Fc3dMethod> {
+    match fc3d_method("nsgs")? {
+        Fc3dMethod::Nsgs(options) => Some(Fc3dMethod::Nsgs(options.with_parallel(true))),
+        _ => None,
+    }
+}
+
+/// One untimed solve from `r = 0`: the report and its wall time, or the error's message.
+fn solve_once(solver: &mut dyn Fc3dSolver, problem: &Fc3dProblem) -> Result<(SolverReport, f64), String> {
+    let n = problem.size();
+    let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+    let start = Instant::now();
+    let report = solver.solve(problem, &mut r, &mut u).map_err(|e| e.to_string())?;
+    Ok((report, start.elapsed().as_secs_f64()))
+}
+
+fn report_json(result: &Result<(SolverReport, f64), String>) -> Value {
+    match result {
+        Ok((report, seconds)) => json!({
+            "status": report.status.as_str(),
+            "iterations": report.iterations,
+            "residual": if report.residual.is_finite() { json!(report.residual) } else { Value::Null },
+            "untimed_seconds": seconds,
+        }),
+        Err(e) => json!({"status": format!("error: {e}"), "iterations": null, "residual": null}),
+    }
+}
+
+/// Sets the group's timing for a pair whose one solve took `seconds`: a short warm-up (one solve
+/// for the slow pairs) and a measurement time long enough for 10 flat samples.
+fn fit_timing(group: &mut BenchmarkGroup<'_, WallTime>, seconds: f64, quick: bool) {
+    let base: f64 = if quick { 0.2 } else { 0.5 };
+    let measurement = base.max(11.0 * seconds);
+    group.warm_up_time(Duration::from_secs_f64(if quick { 0.05 } else { 0.1 }));
+    group.measurement_time(Duration::from_secs_f64(measurement));
+}
+
+/// Times `solver` on `problem` (untimed check first); returns the check's JSON.
+fn bench_pair(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: &str,
+    solver: &mut (dyn Fc3dSolver + Send),
+    problem: &Fc3dProblem,
+    pool: Option<&rayon::ThreadPool>,
+    quick: bool,
+) -> Value {
+    let check = match pool {
+        Some(pool) => pool.install(|| solve_once(&mut *solver, problem)),
+        None => solve_once(&mut *solver, problem),
+    };
+    let Ok((_, seconds)) = &check else {
+        println!("skipped {id}: {}", check.as_ref().err().map_or("", String::as_str));
+        return report_json(&check);
+    };
+    fit_timing(group, *seconds, quick);
+    let n = problem.size();
+    let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
+    let mut run = || {
+        r.fill(0.0);
+        let report = solver.solve(black_box(problem), black_box(&mut r), black_box(&mut u));
+        black_box(report)
+    };
+    group.bench_function(id, |b| match pool {
+        Some(pool) => b.iter(|| pool.install(&mut run)),
+        None => b.iter(&mut run),
+    });
+    report_json(&check)
+}
+
+fn fc3d(c: &mut Criterion) {
+    let set = fc3d_bench_set();
+    let quick = quick_mode();
+    for (name, _, reason) in &set.unreadable {
+        println!("unreadable {name}: {reason}");
+    }
+    // results[problem][solver] = the untimed check.
+    let mut results: Vec<serde_json::Map<String, Value>> = vec![serde_json::Map::new(); set.problems.len()];
+    let mut solvers = Vec::new();
+    for (solver_name, siconos_id, cap) in FC3D_SOLVERS {
+        let built = fc3d_method(solver_name).map(Fc3dMethod::build);
+        solvers.push(json!({
+            "name": solver_name,
+            "siconos_id": siconos_id,
+            "max_iterations": cap,
+            "available": matches!(built, Some(Ok(_))),
+        }));
+        let mut solver = match built {
+            Some(Ok(s)) => s,
+            Some(Err(e)) => {
+                println!("skipped fc3d/{solver_name}: {e}");
+                continue;
+            }
+            None => {
+                println!("skipped fc3d/{solver_name}: solver not available yet (Fc3dMethod::from_name)");
+                continue;
+            }
+        };
+        let mut group = c.benchmark_group(format!("fc3d/{solver_name}"));
+        group.sampling_mode(SamplingMode::Flat);
+        group.sample_size(10);
+        for (k, p) in set.problems.iter().enumerate() {
+            let check = bench_pair(&mut group, &p.name, solver.as_mut(), &p.problem, None, quick);
+            results[k].insert(solver_name.to_owned(), check);
+        }
+        group.finish();
+    }
+
+    let largest = largest_by_contacts(&set.problems, FC3D_PARALLEL_PROBLEMS);
+    let mut parallel = Vec::new();
+    let parallel_method = parallel_nsgs();
+    if let (Some(method), Some(sequential)) = (parallel_method.clone(), fc3d_method("nsgs")) {
+        let mut variants: Vec<(String, Fc3dMethod, Option<rayon::ThreadPool>)> =
+            vec![("sequential".to_owned(), sequential, None)];
+        for threads in FC3D_PARALLEL_THREADS {
+            match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                Ok(pool) => variants.push((format!("rayon-{threads}"), method.clone(), Some(pool))),
+                Err(e) => println!("skipped fc3d-parallel/rayon-{threads}: {e}"),
+            }
+        }
+        for (variant, method, pool) in variants {
+            let mut solver = match method.build() {
+                Ok(s) => s,
+                Err(e) => {
+                    println!("skipped fc3d-parallel/{variant}: {e}");
+                    continue;
+                }
+            };
+            let mut group = c.benchmark_group(format!("fc3d-parallel/{variant}"));
+            group.sampling_mode(SamplingMode::Flat);
+            group.sample_size(10);
+            let mut checks = serde_json::Map::new();
+            for &k in &largest {
+                let p = &set.problems[k];
+                let check = bench_pair(&mut group, &p.name, solver.as_mut(), &p.problem, pool.as_ref(), quick);
+                checks.insert(p.name.clone(), check);
+            }
+            group.finish();
+            parallel.push(json!({"variant": variant, "threads": pool.as_ref().map(rayon::ThreadPool::current_num_threads), "results": checks}));
+        }
+    } else {
+        println!("skipped fc3d-parallel: NsgsOptions::parallel is not available in this tree");
+    }
+
+    if let Some(path) = std::env::var_os(FC3D_MANIFEST_ENV) {
+        let problems: Vec<Value> = set
+            .problems
+            .iter()
+            .zip(results)
+            .map(|(p, ours)| {
+                json!({
+                    "name": p.name,
+                    "path": p.path.to_string_lossy(),
+                    "contacts": p.contacts(),
+                    "n": p.size(),
+                    "storage": p.problem.w().storage().as_str(),
+                    "ours": ours,
+                })
+            })
+            .collect();
+        let unreadable: Vec<Value> = set
+            .unreadable
+            .iter()
+            .map(|(name, path, reason)| json!({"name": name, "path": path.to_string_lossy(), "reason": reason}))
+            .collect();
+        let manifest = json!({
+            "tolerance": FC3D_TOLERANCE,
+            "quick": quick,
+            "solvers": solvers,
+            "problems": problems,
+            "unreadable": unreadable,
+            "parallel": {
+                "available": parallel_method.is_some(),
+                "problems": largest.iter().map(|&k| set.problems[k].name.clone()).collect::<Vec<_>>(),
+                "max_iterations": fc3d_max_iterations("nsgs"),
+                "variants": parallel,
+            },
+        });
+        let path = Path::new(&path);
+        let text = serde_json::to_string_pretty(&manifest).expect("a JSON value always serialises");
+        if let Err(e) = std::fs::write(path, text + "\n") {
+            // The bench itself succeeded; the report tool notices the missing manifest.
+            println!("cannot write {}: {e}", path.display());
+        }
+    }
+}
+
+criterion_group! {
+    name = benches;
+    // No HTML plots: they cost more than the fast solves themselves; the report reads the medians.
+    config = Criterion::default().without_plots();
+    targets = fc3d
+}
+criterion_main!(benches);
