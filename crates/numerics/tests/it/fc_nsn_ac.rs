@@ -27,7 +27,7 @@ pub(crate) fn siconos_runs(csv: &str, solver: &str) -> HashMap<String, (bool, us
     out
 }
 
-/// Every local `.dat` FC3D problem of the collection, with its file name.
+/// Every local FC3D problem of the collection (`.dat` and FCLIB `.hdf5`), with its file name.
 pub(crate) fn collection() -> Option<(Vec<(String, Fc3dProblem)>, String)> {
     let data = crate::data_dir()?;
     let dir = data.join("siconos/fc3d");
@@ -36,9 +36,6 @@ pub(crate) fn collection() -> Option<(Vec<(String, Fc3dProblem)>, String)> {
     files.sort();
     let mut out = Vec::new();
     for path in files {
-        if path.extension().and_then(|e| e.to_str()) != Some("dat") {
-            continue;
-        }
         let name = path.file_name().and_then(|s| s.to_str()).unwrap_or("").to_string();
         match read_problem(&path, None) {
             Ok(Problem::Fc3d(p)) => out.push((name, p)),

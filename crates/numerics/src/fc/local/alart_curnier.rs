@@ -128,34 +128,41 @@ fn evaluate<const JAC: bool>(
 // Row operations between rows i and k of the same array read best with indices.
 #[allow(clippy::needless_range_loop)]
 pub(super) fn solve3(mut a: [[f64; 3]; 3], mut b: [f64; 3]) -> Option<[f64; 3]> {
-    let scale = a.iter().flatten().fold(0.0_f64, |m, v| m.max(v.abs()));
+    let mut scale = 0.0_f64;
+    for row in &a {
+        scale = scale.max(row[0].abs()).max(row[1].abs()).max(row[2].abs());
+    }
     if !(scale.is_finite() && scale > 0.0) {
         return None;
     }
+    let tiny = 1e-14 * scale;
     for k in 0..3 {
-        let p = (k..3).max_by(|&i, &j| a[i][k].abs().total_cmp(&a[j][k].abs())).unwrap_or(k);
-        if a[p][k].abs() <= 1e-14 * scale {
+        let mut p = k;
+        for i in k + 1..3 {
+            if a[i][k].abs() > a[p][k].abs() {
+                p = i;
+            }
+        }
+        if a[p][k].abs() <= tiny {
             return None;
         }
-        a.swap(k, p);
-        b.swap(k, p);
+        if p != k {
+            a.swap(k, p);
+            b.swap(k, p);
+        }
+        let inv = 1.0 / a[k][k];
         for i in k + 1..3 {
-            let f = a[i][k] / a[k][k];
-            for j in k..3 {
+            let f = a[i][k] * inv;
+            for j in k + 1..3 {
                 a[i][j] -= f * a[k][j];
             }
             b[i] -= f * b[k];
         }
     }
-    let mut x = [0.0; 3];
-    for k in (0..3).rev() {
-        let mut s = b[k];
-        for j in k + 1..3 {
-            s -= a[k][j] * x[j];
-        }
-        x[k] = s / a[k][k];
-    }
-    Some(x)
+    let x2 = b[2] / a[2][2];
+    let x1 = (b[1] - a[1][2] * x2) / a[1][1];
+    let x0 = (b[0] - a[0][1] * x1 - a[0][2] * x2) / a[0][0];
+    Some([x0, x1, x2])
 }
 
 fn half_sq(phi: &[f64; 3]) -> f64 {
