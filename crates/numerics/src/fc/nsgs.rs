@@ -15,8 +15,8 @@ use sprs::CsMat;
 use super::Fc3dProblem;
 use super::colouring::{blocks_match_contacts, colour_contacts};
 use super::local::{
-    AlartCurnierOptions, OneContactProblem, OneContactProjectionOptions, QuarticOptions, solve_alart_curnier,
-    solve_projection, solve_quartic,
+    AlartCurnierOptions, OneContactProblem, OneContactProjectionOptions, QuarticOptions, solve_alart_curnier_checked,
+    solve_projection, solve_quartic, take_off_or_stick,
 };
 use crate::matrix::{NumericsMatrix, norm2};
 use crate::options;
@@ -27,7 +27,7 @@ use crate::{NumericsError, SolverReport, SolverStatus};
 #[non_exhaustive]
 pub enum NsgsLocalSolver {
     /// Semismooth Newton on the Alart–Curnier function with the projection fallback
-    /// ([`solve_alart_curnier`]; the analogue of Siconos' default local solver
+    /// ([`solve_alart_curnier`](super::local::solve_alart_curnier); the analogue of Siconos' default local solver
     /// `SICONOS_FRICTION_3D_ONECONTACT_NSN_GP_HYBRID`) (the default).
     #[default]
     AlartCurnier,
@@ -246,6 +246,13 @@ impl<'a, const D: usize> ContactRows<'a, D> {
                     }
                 }
             }
+            (_, RowAccess::Dense(rows)) => {
+                let n = self.w.ncols();
+                for (i, row) in b.iter_mut().enumerate() {
+                    let start = (D * c + i) * n + D * c;
+                    row.copy_from_slice(&rows[start..start + D]);
+                }
+            }
             _ => {
                 let blk = self.w.diagonal_block(D * c, D)?;
                 for (i, row) in b.iter_mut().enumerate() {
@@ -315,13 +322,23 @@ impl Sweep<'_> {
         let s = 3 * c;
         let mut q_loc = [self.q[s], self.q[s + 1], self.q[s + 2]];
         self.rows.add_off_diagonal(c, r, &mut q_loc);
-        let local = OneContactProblem::new(self.diag[c], q_loc, self.mu[c]).ok()?;
+        if !q_loc.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        // The diagonal blocks and μ were validated once per solve (positive diagonal, finite).
+        let local = OneContactProblem::new_unchecked(self.diag[c], q_loc, self.mu[c]);
         let old = [r[s], r[s + 1], r[s + 2]];
         let mut rc = old;
         let solved = match &self.local {
-            Local::AlartCurnier(o) => solve_alart_curnier(&local, &mut rc, o),
-            Local::Projection(o) => solve_projection(&local, &mut rc, o),
-            Local::Quartic(o) => solve_quartic(&local, &mut rc, o),
+            Local::AlartCurnier(o) => match take_off_or_stick(&local) {
+                Some(exact) => {
+                    rc = exact;
+                    Ok(())
+                }
+                None => solve_alart_curnier_checked(&local, &mut rc, o).map(|_| ()),
+            },
+            Local::Projection(o) => solve_projection(&local, &mut rc, o).map(|_| ()),
+            Local::Quartic(o) => solve_quartic(&local, &mut rc, o).map(|_| ()),
         };
         if solved.is_err() || !rc.iter().all(|v| v.is_finite()) {
             return None;

@@ -123,6 +123,22 @@ fn evaluate<const JAC: bool>(
     phi
 }
 
+/// The exact solution of a one-contact problem when it is a take-off or a sticking one, without
+/// iterating: `q_N ≥ 0` gives `r = 0` (then `u = q` and `û_N = u_N + μ‖u_T‖ ≥ μ‖u_T‖`, so
+/// `û ∈ K_μ*` and `r ⊥ û`); otherwise the sticking candidate `r = −W⁻¹ q` (`u = 0`) is the
+/// solution when it lies in the cone, `‖r_T‖ ≤ μ r_N`. `None` when neither holds (a sliding
+/// contact, or `W` numerically singular): the caller then iterates. These are the first two
+/// cases of the enumeration of [`solve_quartic`](super::solve_quartic) (seed
+/// `000_b50ea4bc6edb00b3.txt` lines 6285-6518).
+pub(crate) fn take_off_or_stick(problem: &OneContactProblem) -> Option<[f64; 3]> {
+    let q = problem.q();
+    if q[0] >= 0.0 {
+        return Some([0.0; 3]);
+    }
+    let r = solve3(*problem.w(), [-q[0], -q[1], -q[2]])?;
+    (r[0] > 0.0 && (r[1] * r[1] + r[2] * r[2]).sqrt() <= problem.mu() * r[0]).then_some(r)
+}
+
 /// Solves `A x = b` (3×3) by Gaussian elimination with partial pivoting; `None` when a pivot is
 /// below `1e-14 · max|A|` (numerically singular).
 // Row operations between rows i and k of the same array read best with indices.
@@ -205,6 +221,16 @@ pub fn solve_alart_curnier(
         return Err(NumericsError::InvalidOption { name: "armijo_sigma", reason: "must be in (0, 1)" });
     }
     check_start(r)?;
+    solve_alart_curnier_checked(problem, r, options)
+}
+
+/// [`solve_alart_curnier`] once the options and the finiteness of `r` have been checked (NSGS
+/// checks them once per solve, not once per contact visit).
+pub(crate) fn solve_alart_curnier_checked(
+    problem: &OneContactProblem,
+    r: &mut [f64; 3],
+    options: &AlartCurnierOptions,
+) -> Result<SolverReport, NumericsError> {
     let w = problem.w();
     let rho = [1.0 / w[0][0], 2.0 / (w[1][1] + w[2][2])];
     let mut error = problem.error(r);

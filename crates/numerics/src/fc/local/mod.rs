@@ -17,6 +17,7 @@ mod quartic;
 mod tests;
 
 pub use alart_curnier::{AlartCurnierOptions, alart_curnier_function, solve_alart_curnier};
+pub(crate) use alart_curnier::{solve_alart_curnier_checked, take_off_or_stick};
 pub use projection::{OneContactProjectionOptions, solve_projection};
 pub use quartic::{QuarticOptions, solve_quartic};
 
@@ -63,6 +64,14 @@ impl OneContactProblem {
         Ok(Self { w, q, mu })
     }
 
+    /// Builds the problem without the checks of [`OneContactProblem::new`]: for callers that
+    /// validated `W`'s diagonal block, `μ` and the finiteness of the data beforehand (NSGS
+    /// validates the blocks once per solve and stops on the first non-finite iterate).
+    pub(crate) fn new_unchecked(w: [[f64; 3]; 3], q: [f64; 3], mu: f64) -> Self {
+        debug_assert!(Self::new(w, q, mu).is_ok());
+        Self { w, q, mu }
+    }
+
     /// The matrix `W` (row-major).
     pub fn w(&self) -> &[[f64; 3]; 3] {
         &self.w
@@ -94,9 +103,16 @@ impl OneContactProblem {
     /// solution is `r = 0` and a relative measure would divide by zero.
     pub fn error(&self, r: &[f64; 3]) -> f64 {
         let u = self.velocity(r);
-        let e = contact_error_squared(r, &u, self.mu).sqrt();
-        e / norm3(&self.q).max(norm3(r)).max(norm3(&u)).max(1.0)
+        let e2 = contact_error_squared(r, &u, self.mu);
+        // One square root: sqrt(e² / max(‖q‖², ‖r‖², ‖u‖², 1)).
+        let scale2 = norm3_squared(&self.q).max(norm3_squared(r)).max(norm3_squared(&u)).max(1.0);
+        (e2 / scale2).sqrt()
     }
+}
+
+/// Squared Euclidean norm of a 3-vector.
+fn norm3_squared(x: &[f64; 3]) -> f64 {
+    x[0] * x[0] + x[1] * x[1] + x[2] * x[2]
 }
 
 /// Euclidean norm of a 3-vector.

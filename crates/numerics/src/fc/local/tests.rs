@@ -90,3 +90,34 @@ fn singular_newton_matrix_falls_back() {
     let rep = solve_alart_curnier(&p, &mut r, &AlartCurnierOptions::default()).expect("valid");
     assert!(rep.is_converged() && p.error(&r) <= 1e-12, "{rep:?} {r:?}");
 }
+
+/// The closed-form take-off and sticking cases are exact solutions (error ≤ 1e-14) whenever they
+/// apply, agree with the quartic enumeration, and are declined (None) exactly on the random
+/// problems whose solution slides.
+#[test]
+fn take_off_or_stick_is_exact_where_it_applies() {
+    let mut rng = StdRng::seed_from_u64(0x57_1c);
+    let (mut applied, mut declined) = (0, 0);
+    for _ in 0..2000 {
+        let p = random_problem(&mut rng);
+        let mut exact = [0.0; 3];
+        let rep = solve_quartic(&p, &mut exact, &QuarticOptions::default()).expect("valid options");
+        match super::alart_curnier::take_off_or_stick(&p) {
+            Some(r) => {
+                applied += 1;
+                assert!(p.error(&r) <= 1e-14, "closed form is not a solution: {r:?}");
+            }
+            None => {
+                declined += 1;
+                // Declined: the exact solution is not a take-off (r = 0 with q_N ≥ 0) and not
+                // a sticking one (u = 0) inside the cone.
+                if rep.is_converged() {
+                    let u = p.velocity(&exact);
+                    let sticking = u.iter().all(|v| v.abs() <= 1e-9) && exact[0] > 1e-9;
+                    assert!(p.q()[0] < 0.0 && !sticking, "declined a take-off/stick case: {exact:?} u {u:?}");
+                }
+            }
+        }
+    }
+    assert!(applied > 200 && declined > 200, "both kinds must occur: {applied} applied, {declined} declined");
+}
