@@ -53,12 +53,6 @@ pub fn alart_curnier_function(problem: &OneContactProblem, r: &[f64; 3], rho: [f
     (phi, jac)
 }
 
-/// `Φ(r)` alone (the merit evaluations of the line search need no Jacobian).
-fn alart_curnier_phi(problem: &OneContactProblem, r: &[f64; 3], rho: [f64; 2]) -> [f64; 3] {
-    let mut unused = [[0.0; 3]; 3];
-    evaluate::<false>(problem, r, rho, &mut unused)
-}
-
 /// `Φ(r)`, and its generalized Jacobian into `jac` when `JAC` (see [`alart_curnier_function`]).
 #[inline(always)]
 fn evaluate<const JAC: bool>(
@@ -67,9 +61,20 @@ fn evaluate<const JAC: bool>(
     rho: [f64; 2],
     jac: &mut [[f64; 3]; 3],
 ) -> [f64; 3] {
+    evaluate_at::<JAC>(problem, r, &problem.velocity(r), rho, jac)
+}
+
+/// [`evaluate`] with the velocity `u = W r + q` already at hand.
+#[inline(always)]
+fn evaluate_at<const JAC: bool>(
+    problem: &OneContactProblem,
+    r: &[f64; 3],
+    u: &[f64; 3],
+    rho: [f64; 2],
+    jac: &mut [[f64; 3]; 3],
+) -> [f64; 3] {
     let w = problem.w();
     let mu = problem.mu();
-    let u = problem.velocity(r);
     let [rho_n, rho_t] = rho;
     let mut phi = [0.0; 3];
     let d = r[0] - rho_n * u[0];
@@ -233,12 +238,15 @@ pub(crate) fn solve_alart_curnier_checked(
 ) -> Result<SolverReport, NumericsError> {
     let w = problem.w();
     let rho = [1.0 / w[0][0], 2.0 / (w[1][1] + w[2][2])];
-    let mut error = problem.error(r);
+    // `u = W r + q` follows `r`, so each iterate's velocity is computed once.
+    let mut u = problem.velocity(r);
+    let mut error = problem.error_at(r, &u);
     if error <= options.tolerance {
         return Ok(SolverReport::new(SolverStatus::Converged, 0, error));
     }
     for it in 1..=options.max_iterations {
-        let (phi, jac) = alart_curnier_function(problem, r, rho);
+        let mut jac = [[0.0; 3]; 3];
+        let phi = evaluate_at::<true>(problem, r, &u, rho, &mut jac);
         let psi = half_sq(&phi);
         let mut grad = [0.0; 3];
         for (j, g) in grad.iter_mut().enumerate() {
@@ -258,13 +266,16 @@ pub(crate) fn solve_alart_curnier_checked(
         // is not a zero of Φ) counts as a failed line search.
         let step = step.filter(|d| d.iter().any(|v| v.abs() > f64::MIN_POSITIVE));
         let mut trial = *r;
+        let mut trial_u = u;
         let mut accepted = false;
         if let Some(step) = step {
             let slope: f64 = (0..3).map(|j| grad[j] * step[j]).sum();
             let mut t = 1.0;
+            let mut unused = [[0.0; 3]; 3];
             for _ in 0..=options.max_line_search {
                 trial = [r[0] + t * step[0], r[1] + t * step[1], r[2] + t * step[2]];
-                let psi_t = half_sq(&alart_curnier_phi(problem, &trial, rho));
+                trial_u = problem.velocity(&trial);
+                let psi_t = half_sq(&evaluate_at::<false>(problem, &trial, &trial_u, rho, &mut unused));
                 // Strict decrease required: a zero slope (ψ flat along Δ) is no progress.
                 if psi_t <= psi + options.armijo_sigma * t * slope.min(0.0) && psi_t < psi {
                     accepted = true;
@@ -290,10 +301,12 @@ pub(crate) fn solve_alart_curnier_checked(
             if rep.residual <= options.tolerance {
                 return Ok(SolverReport::new(SolverStatus::Converged, it, rep.residual));
             }
+            u = problem.velocity(r);
         } else {
             *r = trial;
+            u = trial_u;
         }
-        error = problem.error(r);
+        error = problem.error_at(r, &u);
         if !error.is_finite() {
             return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, error));
         }

@@ -102,10 +102,14 @@ impl OneContactProblem {
     /// `max(‖q‖, ‖r‖, ‖u‖)`; the extra `1` keeps the measure absolute near `q = 0`, where the
     /// solution is `r = 0` and a relative measure would divide by zero.
     pub fn error(&self, r: &[f64; 3]) -> f64 {
-        let u = self.velocity(r);
-        let e2 = contact_error_squared(r, &u, self.mu);
+        self.error_at(r, &self.velocity(r))
+    }
+
+    /// [`OneContactProblem::error`] with `u = W r + q` already at hand.
+    pub(crate) fn error_at(&self, r: &[f64; 3], u: &[f64; 3]) -> f64 {
+        let e2 = contact_error_squared(r, u, self.mu);
         // One square root: sqrt(e² / max(‖q‖², ‖r‖², ‖u‖², 1)).
-        let scale2 = norm3_squared(&self.q).max(norm3_squared(r)).max(norm3_squared(&u)).max(1.0);
+        let scale2 = norm3_squared(&self.q).max(norm3_squared(r)).max(norm3_squared(u)).max(1.0);
         (e2 / scale2).sqrt()
     }
 }
