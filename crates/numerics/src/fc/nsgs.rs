@@ -14,11 +14,12 @@ use sprs::CsMat;
 
 use super::Fc3dProblem;
 use super::colouring::{blocks_match_contacts, colour_contacts};
+use super::compute_error::contact_error_squared;
 use super::local::{
     AlartCurnierOptions, OneContactProblem, OneContactProjectionOptions, QuarticOptions, solve_alart_curnier_checked,
     solve_projection, solve_quartic, take_off_or_stick,
 };
-use crate::matrix::{NumericsMatrix, norm2};
+use crate::matrix::{NumericsMatrix, SparseBlockMatrix, norm2};
 use crate::options;
 use crate::{NumericsError, SolverReport, SolverStatus};
 
@@ -98,6 +99,10 @@ pub struct NsgsOptions {
     /// contacts of one colour in parallel with rayon (in the current rayon thread pool)
     /// (default: false). The sweep is then a Gauss–Seidel sweep in colour order, so the result
     /// differs from the natural-order sweep but is bit-identical for every thread count.
+    /// Without shuffling, the sweeps run on a copy of the problem whose contacts are renumbered
+    /// colour by colour (each colour a contiguous range of `W`, `q`, `r`), and the stopping test
+    /// is evaluated in parallel too; the returned `r`, `u` and residual are those of the original
+    /// problem.
     pub parallel: bool,
     /// With `parallel`, colours with fewer contacts than this are updated sequentially, where
     /// rayon's scheduling would cost more than it saves; the numbers are the same either way
@@ -387,6 +392,8 @@ pub struct NsgsSolver {
     order: Vec<usize>,
     classes: Vec<Vec<usize>>,
     updates: Vec<Option<[f64; 3]>>,
+    /// Per-contact error terms of [`parallel_error`].
+    terms: Vec<f64>,
 }
 
 /// Outcome of one sweep: the sum of the squared increments, or a breakdown.
@@ -400,7 +407,14 @@ impl NsgsSolver {
     /// iteration cap (local), a relaxation outside `(0, 1]` or a zero evaluation frequency.
     pub fn new(options: NsgsOptions) -> Result<Self, NumericsError> {
         options.validate()?;
-        Ok(Self { options, diag: Vec::new(), order: Vec::new(), classes: Vec::new(), updates: Vec::new() })
+        Ok(Self {
+            options,
+            diag: Vec::new(),
+            order: Vec::new(),
+            classes: Vec::new(),
+            updates: Vec::new(),
+            terms: Vec::new(),
+        })
     }
 
     /// The options.
@@ -418,6 +432,84 @@ impl NsgsSolver {
         problem: &Fc3dProblem,
         r: &mut [f64],
         u: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
+        if self.options.parallel && !self.options.shuffle && r.len() == problem.size() && u.len() == problem.size() {
+            return self.solve_renumbered(problem, r, u);
+        }
+        self.solve_impl(problem, r, u, None)
+    }
+
+    /// The parallel sweep on a copy of the problem whose contacts are renumbered colour by
+    /// colour, so that each colour class is a contiguous range of `W`'s block rows, `q`, `μ` and
+    /// `r` (the sweeps then stream through memory instead of striding across it: measured 2×
+    /// faster per sweep on a 95 000-contact lattice). The sweep order and the arithmetic of each
+    /// contact update are those of [`NsgsSolver::solve_impl`] in colour order; the stopping test
+    /// is evaluated on the renumbered copy, and the returned `r`, `u` and residual on the
+    /// original problem (a copy's error differs from the original's only by the order of the
+    /// sums; if that puts it above the tolerance, the sweeps resume with a halved tolerance).
+    fn solve_renumbered(
+        &mut self,
+        problem: &Fc3dProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
+        if !r.iter().all(|v| v.is_finite()) {
+            return Err(NumericsError::NonFinite { what: "nsgs initial reaction r" });
+        }
+        let nc = problem.number_of_contacts();
+        let colouring = colour_contacts(problem.w(), nc, 3)?;
+        let perm: Vec<usize> = colouring.classes().concat();
+        let mut inverse = vec![0; nc];
+        for (i, &c) in perm.iter().enumerate() {
+            inverse[c] = i;
+        }
+        let permuted = Fc3dProblem::new(
+            permute_contacts(problem.w(), &perm, &inverse)?,
+            perm.iter().flat_map(|&c| problem.q()[3 * c..3 * c + 3].iter().copied()).collect(),
+            perm.iter().map(|&c| problem.mu()[c]).collect(),
+        )?;
+        let mut classes = Vec::with_capacity(colouring.number_of_colours());
+        let mut start = 0;
+        for class in colouring.classes() {
+            classes.push((start..start + class.len()).collect::<Vec<usize>>());
+            start += class.len();
+        }
+        let mut rp: Vec<f64> = perm.iter().flat_map(|&c| r[3 * c..3 * c + 3].iter().copied()).collect();
+        let mut up = vec![0.0; rp.len()];
+        let tolerance = self.options.tolerance;
+        let mut iterations = 0;
+        let mut attempts = 0;
+        loop {
+            let report = self.solve_impl(&permuted, &mut rp, &mut up, Some(&classes));
+            // Restore the caller's options (the retry below tightens the tolerance).
+            self.options.tolerance = tolerance;
+            let report = report?;
+            iterations += report.iterations;
+            for (i, &c) in perm.iter().enumerate() {
+                r[3 * c..3 * c + 3].copy_from_slice(&rp[3 * i..3 * i + 3]);
+            }
+            let residual = problem.compute_error(r, u)?;
+            if residual <= tolerance {
+                return Ok(SolverReport::new(SolverStatus::Converged, iterations, residual));
+            }
+            let budget_left = iterations < self.options.max_iterations;
+            if report.status != SolverStatus::Converged || !budget_left || attempts == 3 {
+                let status =
+                    if report.status == SolverStatus::Converged { SolverStatus::Stalled } else { report.status };
+                return Ok(SolverReport::new(status, iterations, residual));
+            }
+            attempts += 1;
+            self.options.tolerance = tolerance * 0.5f64.powi(attempts);
+        }
+    }
+
+    /// The sweeps; `classes` gives the colour classes of a renumbered problem (parallel mode).
+    fn solve_impl(
+        &mut self,
+        problem: &Fc3dProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+        classes: Option<&[Vec<usize>]>,
     ) -> Result<SolverReport, NumericsError> {
         let n = problem.size();
         let nc = problem.number_of_contacts();
@@ -452,9 +544,11 @@ impl NsgsSolver {
         }
         self.order.clear();
         if self.options.parallel {
-            let colouring = colour_contacts(problem.w(), nc, 3)?;
             self.classes.clear();
-            self.classes.extend(colouring.classes().iter().cloned());
+            match classes {
+                Some(given) => self.classes.extend(given.iter().cloned()),
+                None => self.classes.extend(colour_contacts(problem.w(), nc, 3)?.classes().iter().cloned()),
+            }
             self.order.extend(0..self.classes.len());
         } else {
             self.order.extend(0..nc);
@@ -501,7 +595,12 @@ impl NsgsSolver {
             match o.error_evaluation {
                 NsgsErrorEvaluation::Full => {
                     if it % o.error_evaluation_frequency == 0 || it == max_it {
-                        residual = problem.compute_error(r, u)?;
+                        // A renumbered copy (parallel mode) evaluates its stopping test in
+                        // parallel; its caller reports the exact error of the original problem.
+                        residual = match classes {
+                            Some(_) => parallel_error(problem, r, u, &mut self.terms),
+                            None => problem.compute_error(r, u)?,
+                        };
                         if residual <= tolerance {
                             return Ok(SolverReport::new(SolverStatus::Converged, it, residual));
                         }
@@ -561,6 +660,66 @@ fn sequential_sweep(sweep: &Sweep<'_>, order: &[usize], r: &mut [f64]) -> SweepR
 /// same `r` (in parallel when the colour has at least `min_parallel` contacts) and then written
 /// back in class order, so the increments are summed in an order that does not depend on the
 /// threads.
+/// [`Fc3dProblem::compute_error`] with the velocity `u = W r + q` and the per-contact terms
+/// computed in parallel (rayon, one task per contact block row) and summed sequentially in
+/// contact order, so the value does not depend on the thread count. For a `W` stored with one
+/// 3×3 block row per contact; any other storage takes the sequential path.
+fn parallel_error(problem: &Fc3dProblem, r: &[f64], u: &mut [f64], terms: &mut Vec<f64>) -> f64 {
+    let nc = problem.number_of_contacts();
+    let m = match problem.w() {
+        NumericsMatrix::SparseBlock(m) if blocks_match_contacts(m, nc, 3) => m,
+        // The sizes were checked by the caller; NaN marks an impossible failure as "not converged".
+        _ => return problem.compute_error(r, u).unwrap_or(f64::NAN),
+    };
+    let (q, mu) = (problem.q(), problem.mu());
+    terms.resize(nc, 0.0);
+    u.par_chunks_mut(3).zip(terms.par_iter_mut()).enumerate().for_each(|(c, (uc, term))| {
+        uc.copy_from_slice(&q[3 * c..3 * c + 3]);
+        m.row_product(c, r, uc, true);
+        let rc = [r[3 * c], r[3 * c + 1], r[3 * c + 2]];
+        *term = contact_error_squared(&rc, &[uc[0], uc[1], uc[2]], mu[c]);
+    });
+    let err = terms.iter().fold(0.0, |acc, t| acc + t).sqrt();
+    let scale = norm2(q).max(norm2(r)).max(norm2(u));
+    if scale > f64::EPSILON { err / scale } else { err }
+}
+
+/// `P W Pᵀ` for the contact permutation `perm` (new contact `i` is old contact `perm[i]`,
+/// `inverse[perm[i]] = i`), as a sparse-block matrix with 3×3 blocks (a dense `W` stays dense).
+fn permute_contacts(w: &NumericsMatrix, perm: &[usize], inverse: &[usize]) -> Result<NumericsMatrix, NumericsError> {
+    let nc = perm.len();
+    let index = |i: usize| 3 * perm[i / 3] + i % 3;
+    let converted;
+    let m = match w {
+        NumericsMatrix::Dense(d) => {
+            return Ok(NumericsMatrix::Dense(faer::Mat::from_fn(3 * nc, 3 * nc, |i, j| d[(index(i), index(j))])));
+        }
+        NumericsMatrix::SparseBlock(m) if blocks_match_contacts(m, nc, 3) => m,
+        other => {
+            let ends: Vec<usize> = (1..=nc).map(|c| 3 * c).collect();
+            converted = other.to_sparse_block(&ends, &ends)?;
+            &converted
+        }
+    };
+    let mut row_ptr = Vec::with_capacity(nc + 1);
+    let mut col_idx = Vec::with_capacity(m.col_idx().len());
+    let mut values = Vec::with_capacity(m.values().len());
+    let mut row: Vec<(usize, usize)> = Vec::new();
+    row_ptr.push(0);
+    for &old in perm {
+        row.clear();
+        row.extend(m.row_blocks(old).map(|k| (inverse[m.col_idx()[k]], k)));
+        row.sort_unstable();
+        for &(j, k) in &row {
+            col_idx.push(j);
+            values.extend_from_slice(m.block(k));
+        }
+        row_ptr.push(col_idx.len());
+    }
+    let ends: Vec<usize> = (1..=nc).map(|c| 3 * c).collect();
+    Ok(NumericsMatrix::SparseBlock(SparseBlockMatrix::new(ends.clone(), ends, row_ptr, col_idx, values)?))
+}
+
 fn coloured_sweep(
     sweep: &Sweep<'_>,
     order: &[usize],
