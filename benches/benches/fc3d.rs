@@ -1,7 +1,11 @@
 //! Criterion benches of the FC3D solvers: groups `fc3d/<solver>` (solver names as
 //! `Fc3dMethod::from_name` spells them), function ids the collection file names; and the parallel
 //! NSGS groups `fc3d-parallel/<variant>` (`sequential`, `rayon-1`, `rayon-2`) on the
-//! [`FC3D_PARALLEL_PROBLEMS`] problems with the most contacts.
+//! [`FC3D_PARALLEL_PROBLEMS`] problems with the most contacts and on the synthetic granular
+//! lattices of `granular_lattice_fc3d` (16³ and 32³ spheres; 16³ only with `--quick`), where every
+//! variant does exactly `FC3D_SYNTHETIC_SWEEPS` sweeps (unreachable tolerance 1e-30, error evaluated
+//! once after the last sweep) so that the times compare per sweep. The manifest's
+//! `parallel.synthetic` lists their contacts and colour classes.
 //!
 //! Problems, tolerance (1e-8) and iteration caps come from `nonsmooth_benches` (`fc3d_bench_set`,
 //! `FC3D_SOLVERS`). Each timed iteration resets `r` to 0, the start `xtask/siconos_fc3d.py` gives
@@ -21,10 +25,13 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkGroup, Criterion, SamplingMode, criterion_group, criterion_main, measurement::WallTime};
 use nonsmooth::numerics::SolverReport;
+use nonsmooth::numerics::fc::colouring::colour_contacts;
+use nonsmooth::numerics::fc::nsgs::NsgsOptions;
 use nonsmooth::numerics::fc::{Fc3dMethod, Fc3dProblem, Fc3dSolver};
 use nonsmooth_benches::{
-    FC3D_MANIFEST_ENV, FC3D_PARALLEL_PROBLEMS, FC3D_PARALLEL_THREADS, FC3D_SOLVERS, FC3D_TOLERANCE, fc3d_bench_set,
-    fc3d_max_iterations, fc3d_method, largest_by_contacts, quick_mode,
+    FC3D_MANIFEST_ENV, FC3D_PARALLEL_PROBLEMS, FC3D_PARALLEL_THREADS, FC3D_SOLVERS, FC3D_SYNTHETIC_SEED,
+    FC3D_SYNTHETIC_SWEEPS, FC3D_SYNTHETIC_TOLERANCE, FC3D_TOLERANCE, fc3d_bench_set, fc3d_max_iterations, fc3d_method,
+    granular_lattice_fc3d, largest_by_contacts, quick_mode, synthetic_lattices, synthetic_name,
 };
 use serde_json::{Value, json};
 
@@ -36,6 +43,67 @@ fn parallel_nsgs() -> Option<Fc3dMethod> {
         Fc3dMethod::Nsgs(options) => Some(Fc3dMethod::Nsgs(options.with_parallel(true))),
         _ => None,
     }
+}
+
+/// NSGS for the synthetic lattices: `options` with the fixed sweep count
+/// [`FC3D_SYNTHETIC_SWEEPS`], the unreachable tolerance [`FC3D_SYNTHETIC_TOLERANCE`] and the full
+/// error evaluated only after the last sweep, so every variant does the same sweeps and the time is
+/// (almost) all sweeping.
+fn synthetic_nsgs(options: &NsgsOptions) -> Fc3dMethod {
+    let mut o = options.clone().with_tolerance(FC3D_SYNTHETIC_TOLERANCE).with_max_iterations(FC3D_SYNTHETIC_SWEEPS);
+    o.error_evaluation_frequency = FC3D_SYNTHETIC_SWEEPS;
+    Fc3dMethod::Nsgs(o)
+}
+
+/// A synthetic granular problem of the parallel groups and its colouring summary (JSON).
+struct Synthetic {
+    name: String,
+    problem: Fc3dProblem,
+    info: Value,
+}
+
+/// Builds the synthetic lattices ([`synthetic_lattices`]) and colours their contact graphs,
+/// printing the colour count and the smallest and largest class of each.
+fn synthetic_problems(min_colour_size: usize) -> Vec<Synthetic> {
+    synthetic_lattices()
+        .into_iter()
+        .map(|n| {
+            let name = synthetic_name(n);
+            let start = Instant::now();
+            let problem = granular_lattice_fc3d(n, FC3D_SYNTHETIC_SEED);
+            let built = start.elapsed().as_secs_f64();
+            let nc = problem.number_of_contacts();
+            let start = Instant::now();
+            let coloured = colour_contacts(problem.w(), nc, 3);
+            let colouring_seconds = start.elapsed().as_secs_f64();
+            let info = match coloured {
+                Ok(colouring) => {
+                    let sizes: Vec<usize> = colouring.classes().iter().map(Vec::len).collect();
+                    let (smallest, largest) =
+                        (sizes.iter().copied().min().unwrap_or(0), sizes.iter().copied().max().unwrap_or(0));
+                    println!(
+                        "{name}: {nc} contacts, built in {built:.2} s, coloured in {:.1} ms: {} colours, classes of \
+                         {smallest} to {largest} contacts ({} below parallel_min_colour_size = {min_colour_size})",
+                        1e3 * colouring_seconds,
+                        sizes.len(),
+                        sizes.iter().filter(|&&k| k < min_colour_size).count(),
+                    );
+                    json!({
+                        "name": name, "lattice": n, "seed": FC3D_SYNTHETIC_SEED, "contacts": nc,
+                        "colours": sizes.len(), "smallest_class": smallest, "largest_class": largest,
+                        "classes_below_min": sizes.iter().filter(|&&k| k < min_colour_size).count(),
+                        "min_colour_size": min_colour_size, "colouring_seconds": colouring_seconds,
+                        "sweeps": FC3D_SYNTHETIC_SWEEPS, "tolerance": FC3D_SYNTHETIC_TOLERANCE,
+                    })
+                }
+                Err(e) => {
+                    println!("{name}: colouring failed: {e}");
+                    json!({"name": name, "lattice": n, "contacts": nc, "colouring_error": e.to_string()})
+                }
+            };
+            Synthetic { name, problem, info }
+        })
+        .collect()
 }
 
 /// One untimed solve from `r = 0`: the report and its wall time, or the error's message.
@@ -141,6 +209,10 @@ fn fc3d(c: &mut Criterion) {
     let largest = largest_by_contacts(&set.problems, FC3D_PARALLEL_PROBLEMS);
     let mut parallel = Vec::new();
     let parallel_method = parallel_nsgs();
+    let synthetic = match &parallel_method {
+        Some(Fc3dMethod::Nsgs(options)) => synthetic_problems(options.parallel_min_colour_size),
+        _ => Vec::new(),
+    };
     if let (Some(method), Some(sequential)) = (parallel_method.clone(), fc3d_method("nsgs")) {
         let mut variants: Vec<(String, Fc3dMethod, Option<rayon::ThreadPool>)> =
             vec![("sequential".to_owned(), sequential, None)];
@@ -151,7 +223,16 @@ fn fc3d(c: &mut Criterion) {
             }
         }
         for (variant, method, pool) in variants {
-            let mut solver = match method.build() {
+            let built = match &method {
+                Fc3dMethod::Nsgs(options) => {
+                    method.clone().build().and_then(|s| Ok((s, synthetic_nsgs(options).build()?)))
+                }
+                _ => Err(nonsmooth::numerics::NumericsError::InvalidInput {
+                    what: "parallel benchmark",
+                    reason: "nsgs is not an NSGS method".into(),
+                }),
+            };
+            let (mut solver, mut synthetic_solver) = match built {
                 Ok(s) => s,
                 Err(e) => {
                     println!("skipped fc3d-parallel/{variant}: {e}");
@@ -165,6 +246,11 @@ fn fc3d(c: &mut Criterion) {
             for &k in &largest {
                 let p = &set.problems[k];
                 let check = bench_pair(&mut group, &p.name, solver.as_mut(), &p.problem, pool.as_ref(), quick);
+                checks.insert(p.name.clone(), check);
+            }
+            for p in &synthetic {
+                let check =
+                    bench_pair(&mut group, &p.name, synthetic_solver.as_mut(), &p.problem, pool.as_ref(), quick);
                 checks.insert(p.name.clone(), check);
             }
             group.finish();
@@ -206,6 +292,7 @@ fn fc3d(c: &mut Criterion) {
                 "problems": largest.iter().map(|&k| set.problems[k].name.clone()).collect::<Vec<_>>(),
                 "max_iterations": fc3d_max_iterations("nsgs"),
                 "variants": parallel,
+                "synthetic": synthetic.iter().map(|p| p.info.clone()).collect::<Vec<_>>(),
             },
         });
         let path = Path::new(&path);

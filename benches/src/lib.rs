@@ -19,7 +19,7 @@ use nonsmooth::numerics::NumericsError;
 use nonsmooth::numerics::fc::{Fc3dMethod, Fc3dProblem};
 use nonsmooth::numerics::io::{self, Problem, ProblemKind};
 use nonsmooth::numerics::lcp::{LcpMethod, LcpProblem};
-use nonsmooth::numerics::matrix::NumericsMatrix;
+use nonsmooth::numerics::matrix::{NumericsMatrix, SparseBlockMatrix};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -343,9 +343,197 @@ pub fn largest_by_contacts(problems: &[Fc3dBenchProblem], count: usize) -> Vec<u
     order
 }
 
+// ---------------------------------------------------------------------------------------------
+// Synthetic granular FC3D problems for parallel NSGS at scale (`benches/fc3d.rs`).
+// ---------------------------------------------------------------------------------------------
+
+/// Lattices `[nx, ny, nz]` of the synthetic granular problems ([`granular_lattice_fc3d`]) on which
+/// parallel NSGS is timed besides the collection files: 16³ spheres (11 520 contacts) and 32³
+/// spheres (95 232 contacts). With [`quick_mode`] only the first one.
+pub const FC3D_SYNTHETIC_LATTICES: [[usize; 3]; 2] = [[16, 16, 16], [32, 32, 32]];
+
+/// Seed of every synthetic problem ([`granular_lattice_fc3d`]).
+pub const FC3D_SYNTHETIC_SEED: u64 = 0x6A4E_0000;
+
+/// Number of NSGS sweeps every variant does on a synthetic problem: the tolerance
+/// [`FC3D_SYNTHETIC_TOLERANCE`] cannot be reached, so sequential and parallel NSGS do exactly this
+/// many sweeps (the same work) and their times compare per sweep.
+pub const FC3D_SYNTHETIC_SWEEPS: usize = 20;
+
+/// Tolerance given to NSGS on the synthetic problems: far below what floating point reaches, so the
+/// sweep cap [`FC3D_SYNTHETIC_SWEEPS`] always ends the solve.
+pub const FC3D_SYNTHETIC_TOLERANCE: f64 = 1e-30;
+
+/// Name of the synthetic problem on lattice `n` in benchmark ids and reports: `lattice-16x16x16`.
+pub fn synthetic_name(n: [usize; 3]) -> String {
+    format!("lattice-{}x{}x{}", n[0], n[1], n[2])
+}
+
+/// The synthetic lattices benchmarked: [`FC3D_SYNTHETIC_LATTICES`], only the smallest with
+/// [`quick_mode`].
+pub fn synthetic_lattices() -> Vec<[usize; 3]> {
+    let quick = quick_mode();
+    FC3D_SYNTHETIC_LATTICES.iter().copied().take(if quick { 1 } else { FC3D_SYNTHETIC_LATTICES.len() }).collect()
+}
+
+/// Number of contacts of [`granular_lattice_fc3d`] on lattice `[nx, ny, nz]`: one per pair of
+/// lattice neighbours, `(nx−1)·ny·nz + nx·(ny−1)·nz + nx·ny·(nz−1)` (0 when a side is 0).
+pub fn lattice_contacts(n: [usize; 3]) -> usize {
+    let [nx, ny, nz] = n;
+    if nx == 0 || ny == 0 || nz == 0 {
+        return 0;
+    }
+    (nx - 1) * ny * nz + nx * (ny - 1) * nz + nx * ny * (nz - 1)
+}
+
+/// A synthetic granular FC3D problem: spheres on an `nx × ny × nz` lattice (translational
+/// dynamics only), one contact between each pair of lattice neighbours.
+///
+/// Body `b = x + nx·(y + ny·z)` has mass `m_b` uniform in `[0.5, 2]` and free velocity
+/// `v_b^free` with entries uniform in `[−0.5, 0.5]`. Contacts are numbered body by body (in body
+/// order, then along x, y, z): the contact along axis `k` between body `a` and its upper neighbour
+/// `b` has the local frame `F_c` (3×3, rows `n, t₁, t₂`) with normal `n = e_k` (from `a` to `b`),
+/// `t₁ = cos θ e_{k+1} + sin θ e_{k+2}`, `t₂ = n × t₁` (indices mod 3) for a seeded angle
+/// `θ ∈ [0, 2π)`, and friction coefficient `μ_c` uniform in `[0.1, 0.5]`. Its Jacobian blocks are
+/// `H_cb = F_c`, `H_ca = −F_c`, so the local velocity is `u_c = F_c (v_b − v_a)` (positive
+/// normal part: separating).
+///
+/// Then `W = H M⁻¹ Hᵀ` is assembled directly as a [`SparseBlockMatrix`] of 3×3 blocks:
+/// `W_cd = Σ_{i shared by c and d} s_ci s_di / m_i · F_c F_dᵀ` (`s = ±1` the signs above), so
+/// `W_cd ≠ 0` exactly when `c` and `d` share a body (two distinct contacts share at most one) and
+/// `W_cc = (1/m_a + 1/m_b) I`. `W` is symmetric positive semidefinite, with positive definite
+/// diagonal blocks; like the Delassus matrix of a real dense packing (hyperstatic) it is singular
+/// as soon as the lattice has a cycle: a force circulating around a lattice square (`H^T x = 0`)
+/// is in its kernel (checked by the unit test), and its rank is `3·(bodies − 1)` (the rank of
+/// the incidence matrix of a connected graph, times 3).
+/// Finally `q = H v^free − v_app e_N` with the approaching normal speed `v_app = 1` on every
+/// contact, so `q_N ∈ [−2, 0]` and every contact starts active.
+///
+/// The generator draws, from `StdRng::seed_from_u64(seed)`: the masses (body order), the free
+/// velocities (body order, x y z), then per contact (contact order) `θ` and `μ`.
+///
+/// # Panics
+/// When the lattice has no contact (a side 0, or all sides 1); the benchmark lattices have many.
+pub fn granular_lattice_fc3d(n: [usize; 3], seed: u64) -> Fc3dProblem {
+    let Lattice { inv_mass, v_free, contacts, mu } = lattice(n, seed);
+    let nc = contacts.len();
+    let bodies = inv_mass.len();
+    // The contacts of each body with the sign of its Jacobian block (−1 lower, +1 upper).
+    let mut of_body: Vec<Vec<(usize, f64)>> = vec![Vec::new(); bodies];
+    for (c, &(a, b, _)) in contacts.iter().enumerate() {
+        of_body[a].push((c, -1.0));
+        of_body[b].push((c, 1.0));
+    }
+    let size = 3 * nc;
+    let ends: Vec<usize> = (1..=nc).map(|c| 3 * c).collect();
+    let mut row_ptr = Vec::with_capacity(nc + 1);
+    row_ptr.push(0);
+    let mut col_idx = Vec::new();
+    let mut values = Vec::new();
+    let mut q = Vec::with_capacity(size);
+    let mut row: Vec<(usize, f64)> = Vec::with_capacity(16);
+    for (c, &(a, b, fc)) in contacts.iter().enumerate() {
+        // Neighbours d with the coefficient s_ci s_di / m_i of the body i they share with c.
+        row.clear();
+        for (body, s_c) in [(a, -1.0), (b, 1.0)] {
+            for &(d, s_d) in &of_body[body] {
+                if d != c {
+                    row.push((d, s_c * s_d * inv_mass[body]));
+                }
+            }
+        }
+        row.push((c, inv_mass[a] + inv_mass[b]));
+        row.sort_by_key(|&(d, _)| d);
+        for &(d, coef) in &row {
+            let fd = &contacts[d].2;
+            col_idx.push(d);
+            // Column-major 3×3 block: entry (r, s) at r + 3 s.
+            for fd_s in fd {
+                for fc_r in &fc {
+                    values.push(coef * dot3(fc_r, fd_s));
+                }
+            }
+        }
+        row_ptr.push(col_idx.len());
+        let dv = [0, 1, 2].map(|i| v_free[b][i] - v_free[a][i]);
+        q.push(dot3(&fc[0], &dv) - 1.0);
+        q.push(dot3(&fc[1], &dv));
+        q.push(dot3(&fc[2], &dv));
+    }
+    let w = SparseBlockMatrix::new(ends.clone(), ends, row_ptr, col_idx, values)
+        .expect("blocks built row by row with sorted distinct columns and finite values");
+    Fc3dProblem::new(NumericsMatrix::SparseBlock(w), q, mu)
+        .expect("3×3 blocks per contact, finite q of length 3·nc, μ in [0.1, 0.5]")
+}
+
+/// The bodies and contacts of [`granular_lattice_fc3d`] (same draws, same order).
+struct Lattice {
+    /// `1 / m_b` per body.
+    inv_mass: Vec<f64>,
+    /// `v_b^free` per body.
+    v_free: Vec<[f64; 3]>,
+    /// Per contact: lower body `a`, upper body `b`, frame rows `[n, t₁, t₂]`.
+    contacts: Vec<(usize, usize, [[f64; 3]; 3])>,
+    /// `μ_c` per contact.
+    mu: Vec<f64>,
+}
+
+/// Draws the lattice of [`granular_lattice_fc3d`].
+///
+/// # Panics
+/// When the lattice has no contact.
+fn lattice(n: [usize; 3], seed: u64) -> Lattice {
+    let [nx, ny, nz] = n;
+    let nc = lattice_contacts(n);
+    assert!(nc > 0, "granular_lattice_fc3d needs at least one pair of neighbours");
+    let bodies = nx * ny * nz;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let inv_mass: Vec<f64> = (0..bodies).map(|_| 1.0 / rng.random_range(0.5..=2.0)).collect();
+    let v_free: Vec<[f64; 3]> = (0..bodies)
+        .map(|_| [rng.random_range(-0.5..=0.5), rng.random_range(-0.5..=0.5), rng.random_range(-0.5..=0.5)])
+        .collect();
+    // Contacts: (lower body a, upper body b, frame rows [n, t1, t2]).
+    let stride = [1, nx, nx * ny];
+    let mut contacts: Vec<(usize, usize, [[f64; 3]; 3])> = Vec::with_capacity(nc);
+    let mut mu = Vec::with_capacity(nc);
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                let a = x + nx * (y + ny * z);
+                let has_upper = [x + 1 < nx, y + 1 < ny, z + 1 < nz];
+                for k in 0..3 {
+                    if !has_upper[k] {
+                        continue;
+                    }
+                    let theta = rng.random_range(0.0..std::f64::consts::TAU);
+                    let mut normal = [0.0; 3];
+                    normal[k] = 1.0;
+                    let mut t1 = [0.0; 3];
+                    t1[(k + 1) % 3] = theta.cos();
+                    t1[(k + 2) % 3] = theta.sin();
+                    let t2 = cross(normal, t1);
+                    contacts.push((a, a + stride[k], [normal, t1, t2]));
+                    mu.push(rng.random_range(0.1..=0.5));
+                }
+            }
+        }
+    }
+    debug_assert_eq!(contacts.len(), nc);
+    Lattice { inv_mass, v_free, contacts, mu }
+}
+
+fn cross(u: [f64; 3], v: [f64; 3]) -> [f64; 3] {
+    [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]]
+}
+
+fn dot3(u: &[f64; 3], v: &[f64; 3]) -> f64 {
+    u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use faer::Mat;
 
     #[test]
     fn random_lcp_is_symmetric_positive_definite_and_reproducible() {
@@ -415,5 +603,88 @@ mod tests {
         let (mut r, mut u) = (vec![0.0; 6], vec![0.0; 6]);
         let report = solver.solve(&p.problem, &mut r, &mut u).expect("sizes agree");
         assert!(report.is_converged() && report.residual <= FC3D_TOLERANCE, "{report:?}");
+    }
+
+    #[test]
+    fn lattice_contact_count() {
+        assert_eq!(lattice_contacts([3, 3, 3]), 54);
+        assert_eq!(lattice_contacts([32, 32, 32]), 95_232);
+        assert_eq!(lattice_contacts([16, 16, 16]), 11_520);
+        assert_eq!(lattice_contacts([2, 1, 1]), 1);
+        assert_eq!(lattice_contacts([1, 1, 1]), 0);
+        assert_eq!(lattice_contacts([0, 4, 4]), 0);
+        for n in [[3, 3, 3], [4, 2, 3], [2, 1, 1]] {
+            let p = granular_lattice_fc3d(n, 7);
+            assert_eq!(p.number_of_contacts(), lattice_contacts(n), "{n:?}");
+            assert!(p.mu().iter().all(|m| (0.1..=0.5).contains(m)));
+        }
+    }
+
+    #[test]
+    fn lattice_w_is_symmetric_psd_with_the_assembled_structure() {
+        let n = [3, 3, 3];
+        let p = granular_lattice_fc3d(n, FC3D_SYNTHETIC_SEED);
+        let geo = lattice(n, FC3D_SYNTHETIC_SEED);
+        let nc = p.number_of_contacts();
+        let NumericsMatrix::SparseBlock(w) = p.w() else { panic!("W must be sparse-block") };
+        assert_eq!(w.uniform_block_size(), Some(3));
+        let dense = p.w().to_dense();
+        let block = |c: usize, d: usize| Mat::from_fn(3, 3, |i, j| dense[(3 * c + i, 3 * d + j)]);
+        for c in 0..nc {
+            let (a, b, _) = geo.contacts[c];
+            for d in 0..nc {
+                let (wcd, wdc) = (block(c, d), block(d, c));
+                let asym =
+                    (0..3).flat_map(|i| (0..3).map(move |j| (i, j))).map(|(i, j)| (wcd[(i, j)] - wdc[(j, i)]).abs());
+                assert!(asym.fold(0.0, f64::max) < 1e-14, "W_{c}{d} ≠ W_{d}{c}ᵀ");
+                let (e, f, _) = geo.contacts[d];
+                let shares = a == e || a == f || b == e || b == f;
+                let norm: f64 = (0..9).map(|k| wcd[(k % 3, k / 3)].abs()).sum();
+                assert_eq!(norm > 0.0, shares, "W_{c}{d} nonzero iff the contacts share a body");
+            }
+            // Diagonal block (1/m_a + 1/m_b) I.
+            let s = geo.inv_mass[a] + geo.inv_mass[b];
+            let diag = block(c, c);
+            for i in 0..3 {
+                for j in 0..3 {
+                    let expected = if i == j { s } else { 0.0 };
+                    assert!((diag[(i, j)] - expected).abs() < 1e-14, "W_cc ≠ (1/m_a + 1/m_b) I at contact {c}");
+                }
+            }
+        }
+        // xᵀWx > 0 for seeded random x.
+        let mut rng = StdRng::seed_from_u64(3);
+        for _ in 0..5 {
+            let x: Vec<f64> = (0..3 * nc).map(|_| rng.random_range(-1.0..1.0)).collect();
+            let wx = p.w().mul_vec(&x).expect("sizes agree");
+            let xwx: f64 = x.iter().zip(&wx).map(|(a, b)| a * b).sum();
+            assert!(xwx > 1e-3, "xᵀWx = {xwx}");
+        }
+        // The singular direction: a force g circulating around the square of bodies 0, 1, 4, 3
+        // (lattice (0,0,0), (1,0,0), (1,1,0), (0,1,0)) has Hᵀx = 0, so Wx = 0.
+        let find =
+            |a: usize, b: usize| geo.contacts.iter().position(|&(p, q, _)| p == a && q == b).expect("neighbours");
+        let g = [0.3, -1.0, 0.7];
+        let mut x = vec![0.0; 3 * nc];
+        for (a, b, sign) in [(0, 1, 1.0), (1, 4, 1.0), (3, 4, -1.0), (0, 3, -1.0)] {
+            let c = find(a, b);
+            let f = geo.contacts[c].2;
+            for i in 0..3 {
+                x[3 * c + i] = sign * dot3(&f[i], &g);
+            }
+        }
+        let wx = p.w().mul_vec(&x).expect("sizes agree");
+        assert!(norm(&wx) < 1e-13 * norm(&x), "‖Wx‖ = {} for a circulating force", norm(&wx));
+        // q_N = n·(v_b − v_a) − 1 ∈ [−2, 0]: every contact approaches.
+        assert!((0..nc).all(|c| (-2.0..=0.0).contains(&p.q()[3 * c])));
+        let again = granular_lattice_fc3d(n, FC3D_SYNTHETIC_SEED);
+        assert_eq!(
+            p.q().iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+            again.q().iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+        );
+    }
+
+    fn norm(v: &[f64]) -> f64 {
+        v.iter().map(|a| a * a).sum::<f64>().sqrt()
     }
 }

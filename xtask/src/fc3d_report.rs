@@ -212,6 +212,21 @@ pub(crate) struct Parallel {
     pub(crate) problems: Vec<(String, Option<usize>)>,
     pub(crate) variants: Vec<String>,
     pub(crate) cells: Vec<Vec<ParallelCell>>,
+    /// The synthetic granular lattices (`granular_lattice_fc3d`), timed for a fixed sweep count.
+    pub(crate) synthetic: Vec<SyntheticRow>,
+}
+
+/// One synthetic lattice of the parallel NSGS table: its size, colour classes and
+/// `cells[variant]` (every variant does `sweeps` sweeps).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SyntheticRow {
+    pub(crate) name: String,
+    pub(crate) contacts: Option<usize>,
+    pub(crate) colours: Option<usize>,
+    pub(crate) smallest_class: Option<usize>,
+    pub(crate) largest_class: Option<usize>,
+    pub(crate) sweeps: Option<u64>,
+    pub(crate) cells: Vec<ParallelCell>,
 }
 
 /// Everything the report shows besides the rows.
@@ -378,6 +393,77 @@ fn parallel_markdown(md: &mut String, p: &Parallel) {
             let _ = write!(line, " {} ({}) |", ratio(speedup(&|c| c.seconds)), ratio(speedup(&per_sweep)));
         }
         let _ = writeln!(md, "{line}");
+    }
+    synthetic_markdown(md, p);
+}
+
+/// The synthetic-lattice rows of the parallel section: time per sweep of each variant and the
+/// per-sweep speed-up over sequential NSGS.
+fn synthetic_markdown(md: &mut String, p: &Parallel) {
+    if p.synthetic.is_empty() {
+        return;
+    }
+    let sweeps =
+        p.synthetic.iter().find_map(|s| s.sweeps).map_or_else(|| "a fixed number of".to_owned(), |k| k.to_string());
+    let _ = writeln!(
+        md,
+        "\nSynthetic granular scenes (`granular_lattice_fc3d` in `benches/src/lib.rs`: spheres on a lattice, one \
+         contact per pair of neighbours, `W = H M⁻¹ Hᵀ` in sparse-block storage, seeded): every variant does exactly \
+         {sweeps} sweeps (tolerance 1e-30, which cannot be reached; the full error is evaluated once, after the last \
+         sweep), so the variants do the same work and the time per sweep compares directly. Colours: number of \
+         colour classes of the contact graph (smallest–largest class; `parallel_min_colour_size` is 1024).\n"
+    );
+    let mut head = String::from("| problem | contacts | colours (classes) |");
+    let mut rule = String::from("|---|---|---|");
+    for v in &p.variants {
+        let _ = write!(head, " {v} [ms/sweep] |");
+        rule.push_str("---|");
+    }
+    for v in p.variants.iter().skip(1) {
+        let _ = write!(head, " speed-up {v} |");
+        rule.push_str("---|");
+    }
+    let _ = writeln!(md, "{head}\n{rule}");
+    for s in &p.synthetic {
+        let classes = match (s.smallest_class, s.largest_class) {
+            (Some(a), Some(b)) => format!("{a}–{b}"),
+            _ => "–".to_owned(),
+        };
+        let mut line = format!("| {} | {} | {} ({classes}) |", cell(&s.name), count(s.contacts), count(s.colours));
+        let per_sweep = |c: &ParallelCell| {
+            let k = c.iterations.filter(|k| *k > 0)?;
+            c.seconds.map(|t| t / k as f64)
+        };
+        for c in &s.cells {
+            let ms = per_sweep(c).map_or_else(|| "–".to_owned(), |t| format!("{:.2}", 1e3 * t));
+            let _ = write!(line, " {ms} |");
+        }
+        let sequential = s.cells.first().and_then(per_sweep);
+        for c in s.cells.iter().skip(1) {
+            let speedup = sequential.zip(per_sweep(c)).filter(|(_, t)| *t > 0.0).map(|(a, b)| a / b);
+            let _ = write!(line, " {} |", ratio(speedup));
+        }
+        let _ = writeln!(md, "{line}");
+    }
+    // One sentence on the largest lattice: the per-sweep speed-up of the last variant over
+    // sequential NSGS and over the first parallel variant (the thread scaling).
+    let per = |c: &ParallelCell| c.seconds.zip(c.iterations.filter(|k| *k > 0)).map(|(t, k)| t / k as f64);
+    let largest = p.synthetic.iter().filter(|s| s.cells.len() >= 3).max_by_key(|s| s.contacts.unwrap_or(0));
+    if let Some(s) = largest {
+        let times: Vec<Option<f64>> = s.cells.iter().map(per).collect();
+        let ratio_of = |a: Option<f64>, b: Option<f64>| a.zip(b).filter(|(_, b)| *b > 0.0).map(|(a, b)| a / b);
+        let last = times.last().copied().flatten();
+        let (over_sequential, over_first) = (ratio_of(times[0], last), ratio_of(times[1], last));
+        let names = (p.variants.get(1).map_or("?", String::as_str), p.variants.last().map_or("?", String::as_str));
+        if let (Some(a), Some(b)) = (over_sequential, over_first) {
+            let _ = writeln!(
+                md,
+                "\nOn `{}` every colour class is above `parallel_min_colour_size`, so every colour goes through rayon: \
+                 per sweep, {} is {a:.2}× as fast as sequential NSGS and {b:.2}× as fast as {} (the thread scaling of \
+                 the coloured sweep; the colouring, done once per solve, is inside the times).",
+                s.name, names.1, names.0
+            );
+        }
     }
 }
 
@@ -785,7 +871,39 @@ fn parallel_table(manifest: &Value, times: &HashMap<(String, String), f64>) -> P
                 .collect()
         })
         .collect();
-    Parallel { available: p["available"].as_bool().unwrap_or(false), problems, variants, cells }
+    let synthetic = p["synthetic"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|q| {
+                    let name = q["name"].as_str()?.to_owned();
+                    let size = |key: &str| q[key].as_u64().and_then(|k| usize::try_from(k).ok());
+                    let cells = variants_json
+                        .iter()
+                        .map(|v| {
+                            let variant = v["variant"].as_str().unwrap_or("?");
+                            let check = &v["results"][name.as_str()];
+                            ParallelCell {
+                                seconds: times.get(&(format!("fc3d-parallel/{variant}"), name.clone())).copied(),
+                                status: check["status"].as_str().unwrap_or("–").to_owned(),
+                                iterations: check["iterations"].as_u64(),
+                            }
+                        })
+                        .collect();
+                    Some(SyntheticRow {
+                        contacts: size("contacts"),
+                        colours: size("colours"),
+                        smallest_class: size("smallest_class"),
+                        largest_class: size("largest_class"),
+                        sweeps: q["sweeps"].as_u64(),
+                        name,
+                        cells,
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Parallel { available: p["available"].as_bool().unwrap_or(false), problems, variants, cells, synthetic }
 }
 
 /// Siconos' results: (file, solver) → (result, contacts).
@@ -926,9 +1044,11 @@ mod tests {
                 ParallelCell { seconds: Some(1.25), status: "converged".into(), iterations: Some(100) },
                 ParallelCell { seconds: Some(0.5), status: "converged".into(), iterations: Some(101) },
             ]],
+            synthetic: Vec::new(),
         };
         let mut md = String::new();
         parallel_markdown(&mut md, &p);
+        assert!(!md.contains("Synthetic granular"), "no synthetic rows, no synthetic table");
         assert!(md.contains("| big.dat | 300 | 1.000e0 (converged, 100) | 1.250e0 (converged, 100) | 5.000e-1 (converged, 101) | 0.800 (0.800) | 2.000 (2.020) |"), "{md}");
     }
 
@@ -954,5 +1074,34 @@ mod tests {
         assert!(!par.available);
         assert_eq!(par.problems, vec![("b.dat".to_owned(), Some(2))]);
         assert!(ours_rows(&serde_json::json!({"solvers": []}), &times).is_err());
+    }
+
+    #[test]
+    fn synthetic_rows_show_time_per_sweep_and_speedup() {
+        let manifest = serde_json::json!({
+            "problems": [],
+            "parallel": {
+                "available": true,
+                "problems": [],
+                "variants": [
+                    {"variant": "sequential", "results": {"lattice-2x2x2": {"status": "max-iterations", "iterations": 20}}},
+                    {"variant": "rayon-1", "results": {"lattice-2x2x2": {"status": "max-iterations", "iterations": 20}}},
+                    {"variant": "rayon-2", "results": {"lattice-2x2x2": {"status": "max-iterations", "iterations": 20}}},
+                ],
+                "synthetic": [{"name": "lattice-2x2x2", "contacts": 12, "colours": 6, "smallest_class": 2,
+                               "largest_class": 2, "sweeps": 20}],
+            },
+        });
+        let mut times = HashMap::new();
+        times.insert(("fc3d-parallel/sequential".to_owned(), "lattice-2x2x2".to_owned()), 0.2);
+        times.insert(("fc3d-parallel/rayon-1".to_owned(), "lattice-2x2x2".to_owned()), 0.125);
+        times.insert(("fc3d-parallel/rayon-2".to_owned(), "lattice-2x2x2".to_owned()), 0.125);
+        let p = parallel_table(&manifest, &times);
+        assert_eq!(p.synthetic.len(), 1);
+        let mut md = String::new();
+        parallel_markdown(&mut md, &p);
+        assert!(md.contains("exactly 20 sweeps"), "{md}");
+        assert!(md.contains("| lattice-2x2x2 | 12 | 6 (2–2) | 10.00 | 6.25 | 6.25 | 1.600 | 1.600 |"), "{md}");
+        assert!(md.contains("rayon-2 is 1.60× as fast as sequential NSGS and 1.00× as fast as rayon-1"), "{md}");
     }
 }
