@@ -224,8 +224,8 @@ fn run_lcp(o: &Options) -> anyhow::Result<()> {
                 manifest.max_iterations("lemke").map_or_else(|| "–".to_owned(), |k| k.to_string()),
                 manifest.enum_max_size
             ),
-            "ours: criterion median of one solve (`benches/benches/lcp.rs`, z reset to 0 inside each timed \
-             iteration); status, iterations and residual from `nonsmooth solve --json`"
+            "ours: criterion median of one solve (`benches/benches/lcp.rs`, built with the `bench` profile: fat LTO, \
+             one codegen unit; z reset to 0 inside each timed iteration); status, iterations and residual from `nonsmooth solve --json`"
                 .to_owned(),
             format!(
                 "Siconos: median of up to {} timed `linearComplementarity_driver` calls (`xtask/siconos_lcp.py`, \

@@ -729,8 +729,8 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
              it), tolerance 1e-8 on Siconos' FC3D error, every solve from r = 0"
                 .to_owned(),
             "iteration cap: 10 000 sweeps for NSGS, 1000 steps for NSN-AC and PROX, on both sides".to_owned(),
-            "ours: criterion median of one solve (`benches/benches/fc3d.rs`, flat sampling, r reset to 0 inside \
-             each timed iteration); status, iterations and residual from one untimed solve of the same bench"
+            "ours: criterion median of one solve (`benches/benches/fc3d.rs`, built with the `bench` profile: fat \
+             LTO, one codegen unit; flat sampling, r reset to 0 inside each timed iteration); status, iterations and residual from one untimed solve of the same bench"
                 .to_owned(),
             format!(
                 "Siconos: median of up to {} timed `fc3d_driver` calls (`xtask/siconos_fc3d.py`, the file re-read \
