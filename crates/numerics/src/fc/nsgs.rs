@@ -99,7 +99,7 @@ pub struct NsgsOptions {
     /// contacts of one colour in parallel with rayon (in the current rayon thread pool)
     /// (default: false). The sweep is then a Gauss–Seidel sweep in colour order, so the result
     /// differs from the natural-order sweep but is bit-identical for every thread count.
-    /// Without shuffling, the sweeps run on a copy of the problem whose contacts are renumbered
+    /// Without shuffling, and when the problem has at least 1024 contacts, the sweeps run on a copy of the problem whose contacts are renumbered
     /// colour by colour (each colour a contiguous range of `W`, `q`, `r`), and the stopping test
     /// is evaluated in parallel too; the returned `r`, `u` and residual are those of the original
     /// problem.
@@ -193,6 +193,10 @@ impl NsgsOptions {
         Ok(())
     }
 }
+
+/// Parallel NSGS renumbers the contacts colour by colour (see [`NsgsOptions::parallel`]) from
+/// this many contacts on; below, the copy costs more than the locality gains.
+const RENUMBER_MIN_CONTACTS: usize = 1024;
 
 /// How the off-diagonal row products `Σ_{d≠c} W_cd r_d` of a contact are taken.
 #[derive(Debug)]
@@ -433,7 +437,15 @@ impl NsgsSolver {
         r: &mut [f64],
         u: &mut [f64],
     ) -> Result<SolverReport, NumericsError> {
-        if self.options.parallel && !self.options.shuffle && r.len() == problem.size() && u.len() == problem.size() {
+        // Renumbering pays only on large problems; the rule depends on the problem alone (not on
+        // the thread count or the threshold), so the result does not either.
+        let large = problem.number_of_contacts() >= RENUMBER_MIN_CONTACTS;
+        if self.options.parallel
+            && !self.options.shuffle
+            && large
+            && r.len() == problem.size()
+            && u.len() == problem.size()
+        {
             return self.solve_renumbered(problem, r, u);
         }
         self.solve_impl(problem, r, u, None)
