@@ -465,9 +465,7 @@ impl NsgsSolver {
         r: &mut [f64],
         u: &mut [f64],
     ) -> Result<SolverReport, NumericsError> {
-        if !r.iter().all(|v| v.is_finite()) {
-            return Err(NumericsError::NonFinite { what: "nsgs initial reaction r" });
-        }
+        problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
         let nc = problem.number_of_contacts();
         let colouring = colour_contacts(problem.w(), nc, 3)?;
         let perm: Vec<usize> = colouring.classes().concat();
@@ -523,23 +521,12 @@ impl NsgsSolver {
         u: &mut [f64],
         classes: Option<&[Vec<usize>]>,
     ) -> Result<SolverReport, NumericsError> {
-        let n = problem.size();
         let nc = problem.number_of_contacts();
-        if r.len() != n {
-            return Err(NumericsError::DimensionMismatch { what: "nsgs reaction r", expected: n, found: r.len() });
-        }
-        if u.len() != n {
-            return Err(NumericsError::DimensionMismatch { what: "nsgs velocity u", expected: n, found: u.len() });
-        }
-        if !r.iter().all(|v| v.is_finite()) {
-            return Err(NumericsError::NonFinite { what: "nsgs initial reaction r" });
+        problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
+        if let Some(report) = problem.trivial_solution(r, u)? {
+            return Ok(report);
         }
         let q = problem.q();
-        if (0..nc).all(|c| q[3 * c] >= 0.0) {
-            r.fill(0.0);
-            let residual = problem.compute_error(r, u)?;
-            return Ok(SolverReport::new(SolverStatus::Converged, 0, residual));
-        }
         let rows = ContactRows::<3>::new(problem.w(), nc);
         self.diag.clear();
         for c in 0..nc {

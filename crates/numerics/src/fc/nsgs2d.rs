@@ -187,24 +187,13 @@ impl Nsgs2dSolver {
         r: &mut [f64],
         u: &mut [f64],
     ) -> Result<SolverReport, NumericsError> {
-        let n = problem.size();
         let nc = problem.number_of_contacts();
-        if r.len() != n {
-            return Err(NumericsError::DimensionMismatch { what: "nsgs2d reaction r", expected: n, found: r.len() });
-        }
-        if u.len() != n {
-            return Err(NumericsError::DimensionMismatch { what: "nsgs2d velocity u", expected: n, found: u.len() });
-        }
-        if !r.iter().all(|v| v.is_finite()) {
-            return Err(NumericsError::NonFinite { what: "nsgs2d initial reaction r" });
+        problem.check_solver_vectors(r, u, ["nsgs2d reaction r", "nsgs2d velocity u", "nsgs2d initial reaction r"])?;
+        if let Some(report) = problem.trivial_solution(r, u)? {
+            return Ok(report);
         }
         let q = problem.q();
         let mu = problem.mu();
-        if (0..nc).all(|c| q[2 * c] >= 0.0) {
-            r.fill(0.0);
-            let residual = problem.compute_error(r, u)?;
-            return Ok(SolverReport::new(SolverStatus::Converged, 0, residual));
-        }
         let rows = ContactRows::<2>::new(problem.w(), nc);
         self.diag.clear();
         for c in 0..nc {

@@ -484,14 +484,11 @@ impl NsnAcSolver {
         r: &mut [f64],
         u: &mut [f64],
     ) -> Result<SolverReport, NumericsError> {
-        check_sizes(problem, r, u, "nsn-ac")?;
-        let nc = problem.number_of_contacts();
-        let q = problem.q();
-        if (0..nc).all(|c| q[3 * c] >= 0.0) {
-            r.fill(0.0);
-            let residual = problem.compute_error(r, u)?;
-            return Ok(SolverReport::new(SolverStatus::Converged, 0, residual));
+        problem.check_solver_vectors(r, u, ["nsn-ac reaction r", "nsn-ac velocity u", "nsn-ac initial reaction r"])?;
+        if let Some(report) = problem.trivial_solution(r, u)? {
+            return Ok(report);
         }
+        let q = problem.q();
         let (tol, max_it) = (self.options.tolerance, self.options.max_iterations);
         self.solve_shifted(problem, Shifted { shift: 0.0, q }, r, u, tol, max_it)
     }
@@ -735,30 +732,6 @@ fn memory_of(line_search: NsnLineSearch, memory: usize) -> usize {
         NsnLineSearch::NonMonotoneArmijo => memory,
         NsnLineSearch::GoldsteinPrice => 1,
     }
-}
-
-/// Checks the lengths of `r` and `u` and the finiteness of the warm start.
-pub(crate) fn check_sizes(
-    problem: &Fc3dProblem,
-    r: &[f64],
-    u: &[f64],
-    solver: &'static str,
-) -> Result<(), NumericsError> {
-    let n = problem.size();
-    let (what_r, what_u, what_nf) = match solver {
-        "prox" => ("prox reaction r", "prox velocity u", "prox initial reaction r"),
-        _ => ("nsn-ac reaction r", "nsn-ac velocity u", "nsn-ac initial reaction r"),
-    };
-    if r.len() != n {
-        return Err(NumericsError::DimensionMismatch { what: what_r, expected: n, found: r.len() });
-    }
-    if u.len() != n {
-        return Err(NumericsError::DimensionMismatch { what: what_u, expected: n, found: u.len() });
-    }
-    if !r.iter().all(|v| v.is_finite()) {
-        return Err(NumericsError::NonFinite { what: what_nf });
-    }
-    Ok(())
 }
 
 /// `u ← (W + αI) r + q'` and Siconos' error of the shifted problem (`fc3d_compute_error` with

@@ -1,8 +1,8 @@
 //! The local frictional contact problem (2D and 3D) and the checks shared by the problem types
 //! read from Siconos files.
 
-use crate::NumericsError;
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix};
+use crate::{NumericsError, SolverReport, SolverStatus};
 
 /// Local frictional contact problem with `nc` contacts in dimension `D` (Siconos'
 /// `FrictionContactProblem`, `numerics/src/FrictionContact/FrictionContactProblem.h`).
@@ -57,6 +57,46 @@ impl<const D: usize> LocalFcProblem<D> {
         check_finite("fc vector q", &q)?;
         check_mu(&mu)?;
         Ok(Self { w, q, mu })
+    }
+
+    /// The checks every local solver makes on its arguments: `r` and `u` of length `D·nc` and a
+    /// finite warm start `r`; `what` names `r`, `u` and the warm start in the errors.
+    ///
+    /// # Errors
+    /// [`NumericsError::DimensionMismatch`] for a wrong length, [`NumericsError::NonFinite`] for
+    /// a non-finite warm start.
+    pub(crate) fn check_solver_vectors(
+        &self,
+        r: &[f64],
+        u: &[f64],
+        what: [&'static str; 3],
+    ) -> Result<(), NumericsError> {
+        let n = self.size();
+        if r.len() != n {
+            return Err(NumericsError::DimensionMismatch { what: what[0], expected: n, found: r.len() });
+        }
+        if u.len() != n {
+            return Err(NumericsError::DimensionMismatch { what: what[1], expected: n, found: u.len() });
+        }
+        if !r.iter().all(|v| v.is_finite()) {
+            return Err(NumericsError::NonFinite { what: what[2] });
+        }
+        Ok(())
+    }
+
+    /// Siconos' trivial case (`fc3d_checkTrivialCase` in `fc3d_driver`): when `q_N ≥ 0` for every
+    /// contact, `r = 0`, `u = q` is a solution. Writes it and returns the report (0 iterations,
+    /// the error of that `r`), or `None` when the case does not apply.
+    ///
+    /// # Errors
+    /// As [`LocalFcProblem::compute_error`].
+    pub(crate) fn trivial_solution(&self, r: &mut [f64], u: &mut [f64]) -> Result<Option<SolverReport>, NumericsError> {
+        if !self.q.iter().step_by(D).all(|&qn| qn >= 0.0) {
+            return Ok(None);
+        }
+        r.fill(0.0);
+        let residual = self.compute_error(r, u)?;
+        Ok(Some(SolverReport::new(SolverStatus::Converged, 0, residual)))
     }
 
     /// The contact dimension `D` (2 or 3).

@@ -4,7 +4,7 @@
 //! Integration tests: `tests/it/fc_prox.rs`.
 
 use super::Fc3dProblem;
-use super::nsn_ac::{NsnAcOptions, NsnAcSolver, Shifted, check_sizes};
+use super::nsn_ac::{NsnAcOptions, NsnAcSolver, Shifted};
 use crate::options;
 use crate::{NumericsError, SolverReport, SolverStatus};
 
@@ -142,15 +142,13 @@ impl ProxSolver {
         r: &mut [f64],
         u: &mut [f64],
     ) -> Result<SolverReport, NumericsError> {
-        check_sizes(problem, r, u, "prox")?;
+        problem.check_solver_vectors(r, u, ["prox reaction r", "prox velocity u", "prox initial reaction r"])?;
         self.inner_iterations = 0;
         let n = problem.size();
         let nc = problem.number_of_contacts();
         let q = problem.q();
-        if (0..nc).all(|c| q[3 * c] >= 0.0) {
-            r.fill(0.0);
-            let residual = problem.compute_error(r, u)?;
-            return Ok(SolverReport::new(SolverStatus::Converged, 0, residual));
+        if let Some(report) = problem.trivial_solution(r, u)? {
+            return Ok(report);
         }
         let tol = self.options.tolerance;
         let mut error = problem.compute_error(r, u)?;

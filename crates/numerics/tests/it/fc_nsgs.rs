@@ -1,7 +1,7 @@
 //! NSGS for FC3D (`nonsmooth_numerics::fc::nsgs`): a hand-made problem and the Siconos fc3d
 //! collection compared with Siconos 4.4's NSGS (`siconos44-fc3d.csv`).
 
-use std::collections::HashMap;
+use crate::fc_nsn_ac::siconos_runs;
 use std::time::Instant;
 
 use nonsmooth_numerics::SolverStatus;
@@ -86,25 +86,6 @@ fn iteration_cap_is_reported() {
     assert!(!rep.is_converged() && rep.residual > 1e-15);
     let mut u2 = vec![0.0; 6];
     assert!((p.compute_error(&r, &mut u2).expect("sizes match") - rep.residual).abs() < 1e-15);
-}
-
-/// Siconos 4.4 `converged` flag and iterations per file (`siconos44-fc3d.csv`) for `solver`.
-fn siconos_runs(csv: &str, solver: &str) -> HashMap<String, (bool, usize)> {
-    let mut lines = csv.lines();
-    let header: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
-    let col = |name: &str| header.iter().position(|h| *h == name);
-    let (Some(f), Some(s), Some(c), Some(it)) = (col("file"), col("solver"), col("converged"), col("iterations"))
-    else {
-        return HashMap::new();
-    };
-    let mut out = HashMap::new();
-    for line in lines {
-        let v: Vec<&str> = line.split(',').collect();
-        if v.len() > f.max(s).max(c).max(it) && v[s] == solver {
-            out.insert(v[f].to_string(), (v[c] == "1", v[it].parse().unwrap_or(usize::MAX)));
-        }
-    }
-    out
 }
 
 #[test]
