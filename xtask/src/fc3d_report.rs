@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Instant, SystemTime};
 
@@ -666,9 +666,10 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
         Ok(version) => {
             eprintln!("bench-report: running Siconos' FC3D solvers ({version})");
             let results = work.join("siconos-fc3d.jsonl");
+            let siconos_manifest = siconos_manifest(&manifest, &work)?;
             let mut py = Command::new(PYTHON);
             py.arg(root.join("xtask/siconos_fc3d.py"))
-                .arg(&manifest_path)
+                .arg(&siconos_manifest)
                 .arg("--out")
                 .arg(&results)
                 .args(["--reps", &o.reps.to_string()])
@@ -712,7 +713,8 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
             format!(
                 "Siconos: median of up to {} timed `fc3d_driver` calls (`xtask/siconos_fc3d.py`, the file re-read \
                  before each call, OPENBLAS_NUM_THREADS=1); NSGS with the full error evaluation every sweep \
-                 (iparam[7] = 0) so sweep counts compare; residual from `fc3d_compute_error`",
+                 (iparam[7] = 0) so sweep counts compare; residual from `fc3d_compute_error`; FCLIB files are \
+                 given to Siconos as `.dat` files made by `nonsmooth convert` (its Debian build has no FCLIB reader)",
                 o.reps
             ),
             "residual: Siconos' FC3D error ‖r − P_K(r − (u + μ‖u_T‖ e_N))‖ / max(‖q‖, ‖r‖, ‖u‖) on both sides"
@@ -885,6 +887,35 @@ fn parallel_table(manifest: &Value, times: &HashMap<(String, String), f64>) -> P
 
 /// Siconos' results: (file, solver) → (result, contacts).
 type SiconosResults = HashMap<(String, String), (Side, Option<usize>)>;
+
+/// The manifest handed to `siconos_fc3d.py`: the Debian build of Siconos 4.4 has no FCLIB
+/// reader, so each FCLIB problem is first converted to a Siconos `.dat` file in `work` by
+/// `nonsmooth convert` (bit-exact, tested in `tests/it/fclib.rs`), as the reference CSV in
+/// `../shared/data` was made; the file names stay those of the collection.
+fn siconos_manifest(manifest: &serde_json::Value, work: &Path) -> anyhow::Result<PathBuf> {
+    let mut manifest = manifest.clone();
+    let target = target_dir()?;
+    let mut converted = 0;
+    if let Some(problems) = manifest["problems"].as_array_mut() {
+        for p in problems {
+            let Some(path) = p["path"].as_str().map(PathBuf::from) else { continue };
+            let fclib = path.extension().and_then(|e| e.to_str()).is_some_and(|e| e == "hdf5" || e == "h5");
+            if !fclib {
+                continue;
+            }
+            if converted == 0 {
+                run_checked(cargo().args(["build", "--release", "-p", "nonsmooth", "--bin", "nonsmooth"]))?;
+            }
+            let dat = work.join(format!("{}.dat", path.file_name().and_then(|n| n.to_str()).unwrap_or("fclib")));
+            run_checked(Command::new(target.join("release/nonsmooth")).arg("convert").arg(&path).arg(&dat))?;
+            p["path"] = serde_json::Value::String(dat.to_string_lossy().into_owned());
+            converted += 1;
+        }
+    }
+    let out = work.join("fc3d-manifest-siconos.json");
+    std::fs::write(&out, serde_json::to_string_pretty(&manifest)?)?;
+    Ok(out)
+}
 
 /// Reads the JSON lines of `siconos_fc3d.py`.
 fn read_siconos(path: &Path) -> anyhow::Result<SiconosResults> {
