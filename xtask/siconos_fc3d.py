@@ -27,7 +27,6 @@ residual <= tol; `nonfinite` when r has NaN or infinite entries; `unreadable` wh
 read the file (e.g. HDF5 without FCLIB support); otherwise `failed`.
 """
 
-import argparse
 import json
 import math
 import statistics
@@ -36,6 +35,8 @@ import time
 
 import numpy as np
 import siconos.numerics as sn
+
+from siconos_common import arguments, finite_or_none, repeat_timed
 
 # iparam index and value of NSGS' error evaluation mode (fc3d_cst.h, Siconos 4.4.0).
 ERROR_EVALUATION = getattr(sn, "SICONOS_FRICTION_3D_IPARAM_ERROR_EVALUATION", 7)
@@ -70,20 +71,12 @@ def solve_once(path, solver, tol):
     return int(info), iterations, float(residual), seconds, r, nc
 
 
-def finite_or_none(x):
-    return x if x is not None and math.isfinite(x) else None
-
-
 def run_pair(name, path, solver, tol, reps, max_seconds):
     record = {"problem": name, "solver": solver["name"], "siconos_id": solver["siconos_id"]}
-    times = []
-    info, iterations, residual, r, nc = None, None, None, None, None
-    spent = 0.0
     try:
-        while len(times) < reps and (not times or spent < max_seconds):
-            info, iterations, residual, seconds, r, nc = solve_once(path, solver, tol)
-            times.append(seconds)
-            spent += seconds
+        (info, iterations, residual, _, r, nc), times = repeat_timed(
+            lambda: solve_once(path, solver, tol), reps, max_seconds
+        )
     except RuntimeError as e:
         first = str(e).replace("\n", " ").strip()
         record.update(status="unreadable", info=None, iterations=None, residual=None, seconds=None, reps=0,
@@ -109,17 +102,7 @@ def run_pair(name, path, solver, tol, reps, max_seconds):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("manifest")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--reps", type=int, default=5, help="timed repetitions per pair (default 5)")
-    parser.add_argument(
-        "--max-seconds",
-        type=float,
-        default=20.0,
-        help="stop repeating a pair once its solves took this long (default 20)",
-    )
-    args = parser.parse_args()
+    args = arguments(__doc__.splitlines()[0])
     with open(args.manifest) as f:
         manifest = json.load(f)
     tol = manifest["tolerance"]

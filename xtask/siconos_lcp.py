@@ -24,7 +24,6 @@ residual <= tol; `nonfinite` when info == 0 but z has NaN or infinite entries; o
 exits the process for any other solver id.
 """
 
-import argparse
 import json
 import math
 import statistics
@@ -33,6 +32,8 @@ import time
 
 import numpy as np
 import siconos.numerics as sn
+
+from siconos_common import arguments, finite_or_none, repeat_timed
 
 
 def read_lcp(path):
@@ -58,10 +59,6 @@ def solve_once(problem, n, solver, tol):
     return int(info), iterations, residual, seconds, z
 
 
-def finite_or_none(x):
-    return x if x is not None and math.isfinite(x) else None
-
-
 def run_pair(problem_entry, problem, solver, reps, max_seconds):
     n = problem_entry["n"]
     tol = problem_entry["tolerance"]
@@ -74,13 +71,9 @@ def run_pair(problem_entry, problem, solver, reps, max_seconds):
     if problem_entry["storage"] != "dense" or not isinstance(problem.M, np.ndarray):
         record.update(status="n/a", info=None, iterations=None, residual=None, seconds=None, reps=0)
         return record
-    times = []
-    info, iterations, residual, z = None, None, None, None
-    spent = 0.0
-    while len(times) < reps and (not times or spent < max_seconds):
-        info, iterations, residual, seconds, z = solve_once(problem, n, solver, tol)
-        times.append(seconds)
-        spent += seconds
+    (info, iterations, residual, _, z), times = repeat_timed(
+        lambda: solve_once(problem, n, solver, tol), reps, max_seconds
+    )
     finite = bool(np.all(np.isfinite(z)))
     if info == 0 and finite and math.isfinite(residual) and residual <= tol:
         status = "converged"
@@ -100,17 +93,7 @@ def run_pair(problem_entry, problem, solver, reps, max_seconds):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("manifest")
-    parser.add_argument("--out", required=True)
-    parser.add_argument("--reps", type=int, default=5, help="timed repetitions per pair (default 5)")
-    parser.add_argument(
-        "--max-seconds",
-        type=float,
-        default=20.0,
-        help="stop repeating a pair once its solves took this long (default 20)",
-    )
-    args = parser.parse_args()
+    args = arguments(__doc__.splitlines()[0])
     with open(args.manifest) as f:
         manifest = json.load(f)
     solvers = {s["name"]: s for s in manifest["solvers"]}

@@ -28,7 +28,10 @@ use serde_json::Value;
 use crate::bench_report::{
     Options, PYTHON, commit, cpu_model, folders, quick_env, siconos_available, target_dir, utc_now,
 };
-use crate::report::{Header, Side, header_markdown};
+use crate::report::{
+    Header, Side, cell, csv_field, header_markdown, iterations, median, opt, opt_f64, ratio, residual, seconds,
+    xml_escape,
+};
 use crate::{cargo, criterion, project_root, run_checked};
 
 /// The environment variable naming the manifest the FC3D bench writes
@@ -88,15 +91,6 @@ pub(crate) struct Summary {
     pub(crate) ratio_met: Option<bool>,
     /// We solve at least as many files as Siconos' same solver: `None` when Siconos did not run.
     pub(crate) count_met: Option<bool>,
-}
-
-fn median(mut v: Vec<f64>) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let k = v.len();
-    Some(if k % 2 == 1 { v[k / 2] } else { 0.5 * (v[k / 2 - 1] + v[k / 2]) })
 }
 
 /// Per solver (in order of first appearance): the median ratio over files both converged on, the
@@ -163,29 +157,8 @@ pub(crate) fn profile_ratios(times: &[Vec<Option<f64>>], solvers: usize) -> Vec<
     out
 }
 
-/// A time in seconds with four significant digits, or `–`.
-fn seconds(x: Option<f64>) -> String {
-    x.map_or_else(|| "–".to_owned(), |s| format!("{s:.3e}"))
-}
-
-fn ratio(x: Option<f64>) -> String {
-    x.map_or_else(|| "–".to_owned(), |r| format!("{r:.3}"))
-}
-
-fn residual(x: Option<f64>) -> String {
-    x.map_or_else(|| "–".to_owned(), |r| format!("{r:.2e}"))
-}
-
-fn iterations(x: Option<u64>) -> String {
-    x.map_or_else(|| "–".to_owned(), |k| k.to_string())
-}
-
 fn count(x: Option<usize>) -> String {
     x.map_or_else(|| "–".to_owned(), |k| k.to_string())
-}
-
-fn cell(s: &str) -> String {
-    s.replace('|', "/").replace('\n', " ")
 }
 
 fn pass(x: Option<bool>) -> &'static str {
@@ -444,18 +417,6 @@ fn synthetic_markdown(md: &mut String, p: &Parallel) {
     }
 }
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_owned() }
-}
-
-fn opt<T: ToString>(x: Option<T>) -> String {
-    x.map(|v| v.to_string()).unwrap_or_default()
-}
-
-fn opt_f64(x: Option<f64>) -> String {
-    x.map(|v| format!("{v:e}")).unwrap_or_default()
-}
-
 /// `docs/benchmarks/fc3d.csv`: one line per row, empty fields for values not measured.
 pub(crate) fn csv(rows: &[Row]) -> String {
     let mut out = String::from(
@@ -482,10 +443,6 @@ pub(crate) fn csv(rows: &[Row]) -> String {
         out.push('\n');
     }
     out
-}
-
-fn xml_escape(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
 /// Colours of our three solvers; Siconos' same solver gets the same colour, dashed.

@@ -90,7 +90,7 @@ pub(crate) struct Summary {
 /// Size from which a random problem counts in the summary.
 const SUMMARY_MIN_SIZE: usize = 200;
 
-fn median(mut v: Vec<f64>) -> Option<f64> {
+pub(crate) fn median(mut v: Vec<f64>) -> Option<f64> {
     if v.is_empty() {
         return None;
     }
@@ -133,24 +133,24 @@ pub(crate) fn summarize(rows: &[Row]) -> Vec<Summary> {
 }
 
 /// A time in seconds with three significant digits, or `–`.
-fn seconds(x: Option<f64>) -> String {
+pub(crate) fn seconds(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_owned(), |s| format!("{s:.3e}"))
 }
 
-fn ratio(x: Option<f64>) -> String {
+pub(crate) fn ratio(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_owned(), |r| format!("{r:.3}"))
 }
 
-fn residual(x: Option<f64>) -> String {
+pub(crate) fn residual(x: Option<f64>) -> String {
     x.map_or_else(|| "–".to_owned(), |r| format!("{r:.2e}"))
 }
 
-fn iterations(x: Option<u64>) -> String {
+pub(crate) fn iterations(x: Option<u64>) -> String {
     x.map_or_else(|| "–".to_owned(), |k| k.to_string())
 }
 
 /// Markdown cells must not contain `|` or line breaks.
-fn cell(s: &str) -> String {
+pub(crate) fn cell(s: &str) -> String {
     s.replace('|', "/").replace('\n', " ")
 }
 
@@ -247,16 +247,16 @@ pub(crate) fn markdown(header: &Header, rows: &[Row]) -> String {
     md
 }
 
-fn csv_field(s: &str) -> String {
+pub(crate) fn csv_field(s: &str) -> String {
     if s.contains([',', '"', '\n']) { format!("\"{}\"", s.replace('"', "\"\"")) } else { s.to_owned() }
 }
 
-fn opt<T: ToString>(x: Option<T>) -> String {
+pub(crate) fn opt<T: ToString>(x: Option<T>) -> String {
     x.map(|v| v.to_string()).unwrap_or_default()
 }
 
 /// A float in the shortest form that reads back exactly, in exponent notation (`1.5e-6`).
-fn opt_f64(x: Option<f64>) -> String {
+pub(crate) fn opt_f64(x: Option<f64>) -> String {
     x.map(|v| format!("{v:e}")).unwrap_or_default()
 }
 
@@ -288,7 +288,7 @@ pub(crate) fn csv(rows: &[Row]) -> String {
     out
 }
 
-fn xml_escape(s: &str) -> String {
+pub(crate) fn xml_escape(s: &str) -> String {
     s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('"', "&quot;")
 }
 
