@@ -1,1 +1,46 @@
-//! Examples of nonsmooth live in the subfolders of this package (`numerics/`, ...).
+//! Examples of nonsmooth live in the subfolders of this package (`numerics/`, `kernel/`, ...).
+//!
+//! The models of the kernel examples are functions of this library (module [`kernel`]), so the
+//! example programs and the tests that compare them with the Siconos references run the same
+//! code.
+
+pub mod kernel;
+
+use std::path::PathBuf;
+
+/// The value following `--output` on the command line, if any.
+///
+/// # Errors
+/// When `--output` is the last argument.
+pub fn output_argument() -> anyhow::Result<Option<PathBuf>> {
+    option_value("--output").map(|v| v.map(PathBuf::from))
+}
+
+/// The value following `flag` on the command line, if any.
+///
+/// # Errors
+/// When `flag` is the last argument.
+pub fn option_value(flag: &str) -> anyhow::Result<Option<String>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().position(|a| a == flag) {
+        None => Ok(None),
+        Some(i) => match args.get(i + 1) {
+            Some(v) => Ok(Some(v.clone())),
+            None => anyhow::bail!("{flag} needs a value"),
+        },
+    }
+}
+
+/// The Siconos reference data folder: `$NONSMOOTH_DATA`, or `../shared/data` from the workspace
+/// root; `None` (after printing one line) when it is missing.
+pub fn data_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("NONSMOOTH_DATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/data"));
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        println!("skipped: reference data not found at {} (set NONSMOOTH_DATA)", dir.display());
+        None
+    }
+}

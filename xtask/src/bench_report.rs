@@ -14,8 +14,9 @@
 //!
 //! `--quick` (or `NONSMOOTH_BENCH_QUICK=1`) restricts everything to a small subset.
 //!
-//! The FC3D report (`fc3d.md`, `fc3d.csv`, `fc3d-profile.svg`) follows, see [`crate::fc3d_report`];
-//! `--only lcp` or `--only fc3d` runs one of the two.
+//! The FC3D report (`fc3d.md`, `fc3d.csv`, `fc3d-profile.svg`) follows, see [`crate::fc3d_report`],
+//! then the kernel report (`kernel.md`, `kernel.csv`), see [`crate::kernel_report`];
+//! `--only lcp`, `--only fc3d` or `--only kernel` runs one of the three.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -42,7 +43,7 @@ pub(crate) struct Options {
     pub(crate) out: Option<PathBuf>,
     pub(crate) reps: u32,
     pub(crate) skip_bench: bool,
-    /// `Some("lcp")` or `Some("fc3d")`: only that report (default: both).
+    /// `Some("lcp")`, `Some("fc3d")` or `Some("kernel")`: only that report (default: all three).
     pub(crate) only: Option<String>,
 }
 
@@ -67,8 +68,8 @@ impl Options {
                 "--out" => o.out = Some(PathBuf::from(value("--out")?)),
                 "--reps" => o.reps = value("--reps")?.parse().context("--reps needs a positive integer")?,
                 "--only" => match value("--only")?.as_str() {
-                    only @ ("lcp" | "fc3d") => o.only = Some(only.to_owned()),
-                    other => bail!("--only takes lcp or fc3d, not {other:?}"),
+                    only @ ("lcp" | "fc3d" | "kernel") => o.only = Some(only.to_owned()),
+                    other => bail!("--only takes lcp, fc3d or kernel, not {other:?}"),
                 },
                 other => bail!("unknown bench-report option {other:?} (see cargo xtask --help)"),
             }
@@ -86,13 +87,17 @@ impl Options {
     }
 }
 
-/// Runs the LCP report, then the FC3D report (or the one `--only` names).
+/// Runs the LCP report, the FC3D report and the kernel report (or the one `--only` names).
 pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
-    if o.only.as_deref() != Some("fc3d") {
+    let wanted = |report: &str| o.only.as_deref().is_none_or(|only| only == report);
+    if wanted("lcp") {
         run_lcp(o)?;
     }
-    if o.only.as_deref() != Some("lcp") {
+    if wanted("fc3d") {
         crate::fc3d_report::run(o)?;
+    }
+    if wanted("kernel") {
+        crate::kernel_report::run(o)?;
     }
     Ok(())
 }

@@ -6,8 +6,10 @@
 //!   problems when `python3-siconos` is installed; writes `docs/benchmarks/lcp.{md,csv}` and
 //!   `docs/benchmarks/lcp-ratios.svg`; then the FC3D benches, our parallel NSGS timings and
 //!   Siconos 4.4's FC3D solvers, written to `docs/benchmarks/fc3d.{md,csv}` and
-//!   `docs/benchmarks/fc3d-profile.svg` (`--only lcp|fc3d` runs one of the two). See
-//!   [`bench_report`] and [`fc3d_report`].
+//!   `docs/benchmarks/fc3d-profile.svg`; then the kernel time-stepping benches (bouncing ball,
+//!   bead column and stack) next to Siconos 4.4's Moreau–Jean loop on the same models, written to
+//!   `docs/benchmarks/kernel.{md,csv}` (`--only lcp|fc3d|kernel` runs one of the three). See
+//!   [`bench_report`], [`fc3d_report`] and [`kernel_report`].
 
 use std::path::{Path, PathBuf};
 
@@ -16,23 +18,27 @@ use anyhow::{Context, bail};
 mod bench_report;
 mod criterion;
 mod fc3d_report;
+mod kernel_report;
 mod report;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  bench-report [options]   run the LCP and FC3D benches, our quality pass and Siconos 4.4 side by
-                           side; write docs/benchmarks/lcp.md, lcp.csv, lcp-ratios.svg, fc3d.md,
-                           fc3d.csv and fc3d-profile.svg
-    --quick                a small subset (random n = 50, two collection files, short measurements),
-                           written to target/bench-report-quick/ unless --out is given
+  bench-report [options]   run the LCP, FC3D and kernel benches, our quality pass and Siconos 4.4
+                           side by side; write docs/benchmarks/lcp.md, lcp.csv, lcp-ratios.svg,
+                           fc3d.md, fc3d.csv, fc3d-profile.svg, kernel.md and kernel.csv
+    --quick                a small subset (random n = 50, two collection files, bead models with
+                           N <= 100 and one Siconos kernel run, short measurements), written to
+                           target/bench-report-quick/ unless --out is given
     --baseline NAME        criterion baseline name (default: bench-report)
     --out DIR              output folder (default: docs/benchmarks)
-    --reps N               timed repetitions per pair in the Siconos script (default: 5)
+    --reps N               timed repetitions per pair (kernel: per case) in the Siconos scripts
+                           (default: 5)
     --skip-bench           reuse the criterion results of the last run with the same baseline
-    --only lcp|fc3d        only the LCP or only the FC3D report (default: both; the FC3D report
-                           writes docs/benchmarks/fc3d.md, fc3d.csv and fc3d-profile.svg)
+    --only lcp|fc3d|kernel only the LCP, the FC3D or the kernel report (default: all three; the
+                           FC3D report writes docs/benchmarks/fc3d.md, fc3d.csv and fc3d-profile.svg,
+                           the kernel report docs/benchmarks/kernel.md and kernel.csv)
 ";
 
 fn main() -> anyhow::Result<()> {

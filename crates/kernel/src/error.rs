@@ -1,13 +1,108 @@
 //! The error type of the kernel crate.
 
-use nonsmooth_numerics::NumericsError;
+use nonsmooth_numerics::{NumericsError, SolverReport};
 use thiserror::Error;
 
 /// Errors raised by `nonsmooth-kernel`.
+///
+/// Bad input (shapes, non-finite data, a mass matrix that is not symmetric positive definite,
+/// an unknown handle) is detected when the model or the simulation is built; the one error a
+/// running simulation raises by itself is [`KernelError::NotConverged`], under the
+/// [`NonConvergencePolicy::Fail`](crate::simulation::NonConvergencePolicy::Fail) policy.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum KernelError {
     /// An error of the one-step problem layer.
     #[error(transparent)]
     Numerics(#[from] NumericsError),
+    /// A vector or matrix has the wrong size.
+    #[error("dimension mismatch for {what}: expected {expected}, found {found}")]
+    DimensionMismatch {
+        /// What was measured.
+        what: &'static str,
+        /// The size required.
+        expected: usize,
+        /// The size given.
+        found: usize,
+    },
+    /// A value is NaN or infinite.
+    #[error("{what} is not finite")]
+    NonFinite {
+        /// What holds the value.
+        what: &'static str,
+    },
+    /// A mass matrix (or an iteration matrix `W`) is not symmetric positive definite, or is
+    /// singular.
+    #[error("{what} is not symmetric positive definite")]
+    NotPositiveDefinite {
+        /// Which matrix.
+        what: &'static str,
+    },
+    /// An iteration matrix could not be factorized (a zero pivot).
+    #[error("{what} is singular")]
+    Singular {
+        /// Which matrix.
+        what: &'static str,
+    },
+    /// A dynamical-system handle does not name a system of this model.
+    #[error("unknown dynamical system {0}")]
+    UnknownDs(usize),
+    /// An interaction handle does not name an interaction of this model.
+    #[error("unknown interaction {0}")]
+    UnknownInteraction(usize),
+    /// An option is out of range.
+    #[error("invalid option {name}: {reason}")]
+    InvalidOption {
+        /// The option.
+        name: &'static str,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+    /// The model and the simulation do not fit together (e.g. a friction law with an LCP).
+    #[error("invalid model: {0}")]
+    InvalidModel(String),
+    /// The one-step nonsmooth problem was not solved to its tolerance and the policy is
+    /// [`NonConvergencePolicy::Fail`](crate::simulation::NonConvergencePolicy::Fail).
+    #[error("the one-step problem did not converge at t = {time} (step {step}): {report:?}")]
+    NotConverged {
+        /// The time at the end of the step.
+        time: f64,
+        /// The step index (1 for the first step).
+        step: usize,
+        /// The solver's report.
+        report: SolverReport,
+    },
+    /// The Newton loop of a nonlinear step reached its iteration cap and the policy is
+    /// [`NonConvergencePolicy::Fail`](crate::simulation::NonConvergencePolicy::Fail).
+    #[error(
+        "the Newton loop did not converge at t = {time} (step {step}): residual {residual:e} after {iterations} iterations"
+    )]
+    NewtonNotConverged {
+        /// The time at the end of the step.
+        time: f64,
+        /// The step index.
+        step: usize,
+        /// Newton iterations done.
+        iterations: usize,
+        /// The last residual.
+        residual: f64,
+    },
+    /// A user callback produced a non-finite value.
+    #[error("the user function {what} returned a non-finite value at t = {time}")]
+    NonFiniteCallback {
+        /// Which function.
+        what: &'static str,
+        /// The time of the call.
+        time: f64,
+    },
+}
+
+/// Checks that `found == expected`.
+pub(crate) fn check_len(what: &'static str, expected: usize, found: usize) -> Result<(), KernelError> {
+    if expected == found { Ok(()) } else { Err(KernelError::DimensionMismatch { what, expected, found }) }
+}
+
+/// Checks that every value is finite.
+pub(crate) fn check_finite(what: &'static str, values: &[f64]) -> Result<(), KernelError> {
+    if values.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(KernelError::NonFinite { what }) }
 }

@@ -283,6 +283,19 @@ impl LcpSolver for LemkeSolver {
             let status = if converged(residual) { SolverStatus::Converged } else { SolverStatus::NumericalBreakdown };
             return Ok(SolverReport::new(status, 0, residual));
         }
+        // One unknown with q < 0: z = −q/M, one division, as Siconos' `lcp_driver_DenseMatrix`
+        // does before calling any solver (the kernel's bouncing ball depends on it to the bit).
+        if problem.size() == 1 {
+            let m = problem.m().get(0, 0);
+            if m > 0.0 {
+                z[0] = -problem.q()[0] / m;
+                let residual = problem.compute_error(z, w)?;
+                w[0] = 0.0;
+                let status =
+                    if converged(residual) { SolverStatus::Converged } else { SolverStatus::NumericalBreakdown };
+                return Ok(SolverReport::new(status, 0, residual));
+            }
+        }
         // Warm start: the incoming z is already a solution.
         let residual = problem.compute_error(z, w)?;
         if converged(residual) {

@@ -1,0 +1,123 @@
+//! Interactions: a relation and a nonsmooth law linking one or two dynamical systems, with
+//! the output `y[i]` and multiplier `λ[i]` of each level `i` (seed `000_b50ea4bc6edb00b3.txt`
+//! lines 1009-1357, digest S2).
+
+use faer::Mat;
+use petgraph::stable_graph::EdgeIndex;
+
+use super::law::NonsmoothLaw;
+use super::nsds::DsId;
+use super::relation::LagrangianRelation;
+
+/// Number of levels stored for `y` and `λ` (0: position, 1: velocity, 2: acceleration).
+pub const LEVELS: usize = 3;
+
+/// An interaction between one or two second-order systems.
+///
+/// `y[0]` is the gap `h(q, t)`, `y[1]` its velocity `H v + ∂h/∂t`; `λ[1]` is the impulse of the
+/// last time-stepping step and `λ[2]` an acceleration-level force (event-driven). The previous
+/// step's values are kept in the memories (`y_memory(1)` is the `ẏ_k` of the restitution law).
+pub struct Interaction {
+    pub(crate) relation: Box<dyn LagrangianRelation>,
+    pub(crate) law: NonsmoothLaw,
+    pub(crate) ds: Vec<DsId>,
+    pub(crate) size: usize,
+    pub(crate) y: [Vec<f64>; LEVELS],
+    pub(crate) y_memory: [Vec<f64>; LEVELS],
+    pub(crate) lambda: [Vec<f64>; LEVELS],
+    /// `H = ∂h/∂q` at the current iterate, `size × Σ nv`.
+    pub(crate) jacobian: Mat<f64>,
+    /// `H` is valid and constant (linear time-invariant relation already evaluated).
+    pub(crate) jacobian_constant: bool,
+    /// Column offset of each linked system's velocity in `H`.
+    pub(crate) offsets: Vec<usize>,
+    /// Concatenated positions and velocities of the linked systems (workspace).
+    pub(crate) q_work: Vec<f64>,
+    pub(crate) v_work: Vec<f64>,
+    /// `∂h/∂t` at the last output evaluation, when the relation has one (`has_h_dot`).
+    pub(crate) h_dot: Vec<f64>,
+    pub(crate) has_h_dot: bool,
+    /// Whether the interaction is in index set 1 (active in the velocity-level problem).
+    pub(crate) active: bool,
+    pub(crate) ds_edge: EdgeIndex,
+}
+
+impl std::fmt::Debug for Interaction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Interaction")
+            .field("law", &self.law)
+            .field("ds", &self.ds)
+            .field("y", &self.y)
+            .field("lambda", &self.lambda)
+            .field("active", &self.active)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Interaction {
+    /// Size `m` of `y` and `λ`.
+    pub fn size(&self) -> usize {
+        self.size
+    }
+
+    /// The nonsmooth law.
+    pub fn law(&self) -> &NonsmoothLaw {
+        &self.law
+    }
+
+    /// The linked systems, in the order their velocities appear in the relation.
+    pub fn ds(&self) -> &[DsId] {
+        &self.ds
+    }
+
+    /// The output at `level` (0: gap, 1: gap velocity, 2: acceleration).
+    ///
+    /// # Panics
+    /// When `level > 2`.
+    #[track_caller]
+    pub fn y(&self, level: usize) -> &[f64] {
+        assert!(level < LEVELS, "levels are 0, 1 and 2");
+        &self.y[level]
+    }
+
+    /// The output at `level` at the beginning of the last step.
+    ///
+    /// # Panics
+    /// When `level > 2`.
+    #[track_caller]
+    pub fn y_memory(&self, level: usize) -> &[f64] {
+        assert!(level < LEVELS, "levels are 0, 1 and 2");
+        &self.y_memory[level]
+    }
+
+    /// The multiplier at `level` (`λ[1]`: the impulse over the last step).
+    ///
+    /// # Panics
+    /// When `level > 2`.
+    #[track_caller]
+    pub fn lambda(&self, level: usize) -> &[f64] {
+        assert!(level < LEVELS, "levels are 0, 1 and 2");
+        &self.lambda[level]
+    }
+
+    /// Whether the interaction took part in the last velocity-level problem (index set 1).
+    pub fn is_active(&self) -> bool {
+        self.active
+    }
+
+    /// The relation Jacobian `H` at the last evaluation.
+    pub fn jacobian(&self) -> &Mat<f64> {
+        &self.jacobian
+    }
+
+    /// Whether the relation had an explicit time derivative at the last output evaluation.
+    pub(crate) fn relation_has_time_derivative(&self) -> bool {
+        self.has_h_dot
+    }
+
+    /// Re-evaluates `∂h/∂t` at time `t` and the positions gathered at the last evaluation.
+    pub(crate) fn refresh_h_dot(&mut self, t: f64) -> Result<(), crate::KernelError> {
+        self.has_h_dot = self.relation.time_derivative(t, &self.q_work, &mut self.h_dot)?;
+        Ok(())
+    }
+}

@@ -1,0 +1,404 @@
+//! Event-capturing time-stepping (Siconos' `TimeStepping`; seed `004_92d6a38d23055e78.txt`,
+//! "Simulation", and the digest's S1): one public verb, [`TimeStepping::step`].
+
+use nonsmooth_numerics::SolverReport;
+
+use super::moreau_jean::MoreauJeanOsi;
+use super::osns::OneStepNsProblem;
+use crate::KernelError;
+use crate::model::{InteractionId, Nsds};
+
+/// The time grid `t_k = t0 + k h` up to `t_end` (Siconos' `TimeDiscretisation`: each step's
+/// length is `t_{k+1} − t_k` computed in floating point, as Siconos 4.4 does).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeDiscretisation {
+    t0: f64,
+    h: f64,
+    t_end: f64,
+}
+
+impl TimeDiscretisation {
+    /// The grid from `t0` with step `h` up to `t_end` (a step is taken while
+    /// `t0 + (k + 1) h ≤ t_end`).
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for a non-positive or non-finite `h`, or `t_end < t0`.
+    pub fn new(t0: f64, h: f64, t_end: f64) -> Result<Self, KernelError> {
+        if !h.is_finite() || h <= 0.0 {
+            return Err(KernelError::InvalidOption { name: "time step h", reason: "must be finite and positive" });
+        }
+        if !t0.is_finite() || !t_end.is_finite() || t_end < t0 {
+            return Err(KernelError::InvalidOption { name: "time interval", reason: "needs finite t0 <= t_end" });
+        }
+        Ok(Self { t0, h, t_end })
+    }
+
+    /// `t_k = t0 + k h`.
+    pub fn time(&self, k: usize) -> f64 {
+        self.t0 + self.h * k as f64
+    }
+
+    /// The nominal step `h`.
+    pub fn h(&self) -> f64 {
+        self.h
+    }
+
+    /// The initial time.
+    pub fn t0(&self) -> f64 {
+        self.t0
+    }
+
+    /// The final time.
+    pub fn t_end(&self) -> f64 {
+        self.t_end
+    }
+}
+
+/// What a simulation does when a one-step problem or a Newton loop does not converge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum NonConvergencePolicy {
+    /// Stop with [`KernelError::NotConverged`] or [`KernelError::NewtonNotConverged`]
+    /// (default).
+    #[default]
+    Fail,
+    /// Keep going; the step's [`StepReport`] says what happened and
+    /// [`TimeStepping::nonconverged_steps`] counts such steps.
+    Continue,
+}
+
+/// Options of [`TimeStepping`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct TimeSteppingOptions {
+    /// Newton tolerance on `max_DS ‖R‖₂` (default: `1e-6`, Siconos' default).
+    pub newton_tolerance: f64,
+    /// Newton iteration cap (default: `50`, Siconos' default).
+    pub newton_max_iterations: usize,
+    /// Non-convergence policy (default: [`NonConvergencePolicy::Fail`]).
+    pub on_nonconvergence: NonConvergencePolicy,
+}
+
+impl Default for TimeSteppingOptions {
+    fn default() -> Self {
+        Self { newton_tolerance: 1e-6, newton_max_iterations: 50, on_nonconvergence: NonConvergencePolicy::Fail }
+    }
+}
+
+impl TimeSteppingOptions {
+    /// Sets the Newton tolerance.
+    pub fn with_newton_tolerance(mut self, tolerance: f64) -> Self {
+        self.newton_tolerance = tolerance;
+        self
+    }
+
+    /// Sets the Newton iteration cap.
+    pub fn with_newton_max_iterations(mut self, max_iterations: usize) -> Self {
+        self.newton_max_iterations = max_iterations;
+        self
+    }
+
+    /// Sets the non-convergence policy.
+    pub fn with_policy(mut self, policy: NonConvergencePolicy) -> Self {
+        self.on_nonconvergence = policy;
+        self
+    }
+}
+
+/// What one step did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct StepReport {
+    /// Index of the step (1 for the first).
+    pub step: usize,
+    /// Time at the end of the step, `t_{k+1}`.
+    pub time: f64,
+    /// Newton iterations (1 for a linear model).
+    pub newton_iterations: usize,
+    /// Last Newton residual `max_DS ‖R‖₂` (0 for a linear model).
+    pub newton_residual: f64,
+    /// Whether the Newton loop converged (always for a linear model).
+    pub newton_converged: bool,
+    /// Number of interactions in the velocity-level problem.
+    pub active: usize,
+    /// The report of the last one-step problem solved in the step, `None` when no interaction
+    /// was active.
+    pub osns: Option<SolverReport>,
+}
+
+/// Moreau–Jean time-stepping of a nonsmooth dynamical system.
+///
+/// Each [`TimeStepping::step`] goes from `t_k` to `t_{k+1}`:
+/// 1. the index set: interactions whose predicted gap `y + γ h ẏ` is closed;
+/// 2. Newton loop (one pass for linear models): `W`, free velocities, the one-step problem on
+///    the active interactions, inputs `p = Σ Hᵀ λ`, then velocities, positions and outputs;
+/// 3. the memories `q_k`, `v_k`, `y_k` are committed.
+///
+/// Interactions may be linked or removed between steps through [`TimeStepping::nsds_mut`].
+#[derive(Debug)]
+pub struct TimeStepping {
+    nsds: Nsds,
+    osi: MoreauJeanOsi,
+    osns: OneStepNsProblem,
+    grid: TimeDiscretisation,
+    options: TimeSteppingOptions,
+    k: usize,
+    seen_topology: u64,
+    nonconverged: usize,
+    total_newton: usize,
+}
+
+impl TimeStepping {
+    /// Prepares the simulation at `t0`: workspaces, iteration matrices, outputs `y(t0)`.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for bad options, [`KernelError::InvalidModel`] when a law
+    /// does not fit the one-step problem, [`KernelError::Singular`] for a singular `W`, and any
+    /// error of the user functions at `t0`.
+    pub fn new(
+        nsds: Nsds,
+        osi: MoreauJeanOsi,
+        osns: OneStepNsProblem,
+        grid: TimeDiscretisation,
+        options: TimeSteppingOptions,
+    ) -> Result<Self, KernelError> {
+        if !options.newton_tolerance.is_finite() || options.newton_tolerance <= 0.0 {
+            return Err(KernelError::InvalidOption { name: "newton_tolerance", reason: "must be finite and positive" });
+        }
+        if options.newton_max_iterations == 0 {
+            return Err(KernelError::InvalidOption { name: "newton_max_iterations", reason: "must be at least 1" });
+        }
+        let mut sim =
+            Self { nsds, osi, osns, grid, options, k: 0, seen_topology: u64::MAX, nonconverged: 0, total_newton: 0 };
+        sim.refresh_topology()?;
+        Ok(sim)
+    }
+
+    /// After a change of the model (and at the start): workspaces, `W` of new systems, forces
+    /// of new nonlinear systems, and outputs of every interaction at the current time.
+    fn refresh_topology(&mut self) -> Result<(), KernelError> {
+        if self.seen_topology == self.nsds.topology_version {
+            return Ok(());
+        }
+        self.osns.check_laws(&self.nsds)?;
+        let t = self.time();
+        let h0 = self.grid.time(1) - self.grid.time(0);
+        self.osi.prepare(&self.nsds);
+        self.osi.compute_w(&mut self.nsds, t, h0)?;
+        if self.k == 0 {
+            self.osi.initialize_forces(&mut self.nsds, t)?;
+        }
+        let ids: Vec<InteractionId> = self.nsds.interaction_ids().collect();
+        for id in ids {
+            self.nsds.update_output(id, t)?;
+        }
+        self.seen_topology = self.nsds.topology_version;
+        Ok(())
+    }
+
+    /// Whether another step fits before `t_end`.
+    pub fn has_next_step(&self) -> bool {
+        self.grid.time(self.k + 1) <= self.grid.t_end()
+    }
+
+    /// The current time `t_k`.
+    pub fn time(&self) -> f64 {
+        self.grid.time(self.k)
+    }
+
+    /// Number of steps done.
+    pub fn steps_done(&self) -> usize {
+        self.k
+    }
+
+    /// The model.
+    pub fn nsds(&self) -> &Nsds {
+        &self.nsds
+    }
+
+    /// The model, mutably: link or remove interactions between steps (the next step computes
+    /// the new interactions' outputs before its activation test).
+    pub fn nsds_mut(&mut self) -> &mut Nsds {
+        &mut self.nsds
+    }
+
+    /// The one-step problem.
+    pub fn osns(&self) -> &OneStepNsProblem {
+        &self.osns
+    }
+
+    /// The integrator.
+    pub fn osi(&self) -> &MoreauJeanOsi {
+        &self.osi
+    }
+
+    /// The time grid.
+    pub fn time_discretisation(&self) -> &TimeDiscretisation {
+        &self.grid
+    }
+
+    /// Steps whose one-step problem or Newton loop did not converge (under
+    /// [`NonConvergencePolicy::Continue`]).
+    pub fn nonconverged_steps(&self) -> usize {
+        self.nonconverged
+    }
+
+    /// Newton iterations summed over all steps.
+    pub fn total_newton_iterations(&self) -> usize {
+        self.total_newton
+    }
+
+    /// Advances from `t_k` to `t_{k+1}`.
+    ///
+    /// # Errors
+    /// [`KernelError::NotConverged`] / [`KernelError::NewtonNotConverged`] under
+    /// [`NonConvergencePolicy::Fail`]; errors of the one-step problem, of a singular `W`, and
+    /// of user functions.
+    pub fn step(&mut self) -> Result<StepReport, KernelError> {
+        self.refresh_topology()?;
+        let t_old = self.grid.time(self.k);
+        let t = self.grid.time(self.k + 1);
+        let h = t - t_old;
+        let step = self.k + 1;
+
+        // Memories of the outputs: ẏ_k for the restitution law.
+        self.nsds.swap_output_memories();
+        // Index set 1 from the outputs at t_k.
+        self.update_index_set(h);
+
+        // Newton loop (a single pass for linear models).
+        let linear = self.osi.all_linear() && self.all_relations_linear();
+        let mut residual = self.osi.compute_residu(&mut self.nsds, t_old, t, h)?;
+        let mut iterations = 0;
+        let mut converged = linear;
+        let mut osns_report;
+        loop {
+            iterations += 1;
+            if !linear {
+                self.osi.compute_w(&mut self.nsds, t, h)?;
+                let active: Vec<InteractionId> = self.nsds.active.clone();
+                for id in active {
+                    self.nsds.update_jacobian(id, t)?;
+                }
+            }
+            self.osi.compute_free_state(&mut self.nsds);
+            osns_report = self.osns.compute(&mut self.nsds, &self.osi, t)?;
+            if let Some(report) = osns_report
+                && !report.is_converged()
+            {
+                match self.options.on_nonconvergence {
+                    NonConvergencePolicy::Fail => return Err(KernelError::NotConverged { time: t, step, report }),
+                    NonConvergencePolicy::Continue => {}
+                }
+            }
+            self.update_input();
+            self.osi.update_state(&mut self.nsds, h);
+            self.update_outputs(t)?;
+            if linear {
+                break;
+            }
+            residual = self.osi.compute_residu(&mut self.nsds, t_old, t, h)?;
+            if residual <= self.options.newton_tolerance {
+                converged = true;
+                break;
+            }
+            if iterations >= self.options.newton_max_iterations {
+                break;
+            }
+        }
+        if !converged && self.options.on_nonconvergence == NonConvergencePolicy::Fail {
+            return Err(KernelError::NewtonNotConverged { time: t, step, iterations, residual });
+        }
+        if !converged || osns_report.is_some_and(|r| !r.is_converged()) {
+            self.nonconverged += 1;
+        }
+        self.total_newton += iterations;
+
+        // Commit the step.
+        self.osi.swap_memories(&mut self.nsds, t)?;
+        self.k += 1;
+        Ok(StepReport {
+            step,
+            time: t,
+            newton_iterations: iterations,
+            newton_residual: if linear { 0.0 } else { residual },
+            newton_converged: converged,
+            active: self.nsds.active.len(),
+            osns: osns_report,
+        })
+    }
+
+    fn all_relations_linear(&self) -> bool {
+        self.nsds.interaction_graph().node_weights().all(|i| i.relation.is_linear_time_invariant())
+    }
+
+    /// Index set 1: keeps the order of interactions that stay active, appends those that
+    /// become active, and zeroes `λ[1]` of those that leave (Siconos 4.4).
+    fn update_index_set(&mut self, h: f64) {
+        let osi = &self.osi;
+        let mut active = std::mem::take(&mut self.nsds.active);
+        active.retain(|&id| {
+            let inter = self.nsds.interaction_mut(id);
+            let keep = osi.is_active(inter.y[0][0], inter.y[1][0], h);
+            if !keep {
+                inter.active = false;
+                inter.lambda[1].fill(0.0);
+            }
+            keep
+        });
+        for slot in 0..self.nsds.interaction_bound() {
+            let id = InteractionId(petgraph::stable_graph::NodeIndex::new(slot));
+            let Ok(inter) = self.nsds.interaction(id) else { continue };
+            if inter.active {
+                continue;
+            }
+            if osi.is_active(inter.y[0][0], inter.y[1][0], h) {
+                let inter = self.nsds.interaction_mut(id);
+                inter.active = true;
+                active.push(id);
+            } else {
+                let inter = self.nsds.interaction_mut(id);
+                inter.lambda[1].fill(0.0);
+            }
+        }
+        self.nsds.active = active;
+    }
+
+    /// `p[1] = Σ_{α active} H_αᵀ λ_α[1]` on every system.
+    fn update_input(&mut self) {
+        for slot in 0..self.nsds.ds_bound() {
+            if let Some(ds) = self.nsds.ds_slot_mut(slot) {
+                ds.state_mut().p[1].fill(0.0);
+            }
+        }
+        let active = std::mem::take(&mut self.nsds.active);
+        for &id in &active {
+            let inter = self.nsds.interaction_ref(id);
+            let (ds, offsets) = (inter.ds.clone(), inter.offsets.clone());
+            let lambda = inter.lambda[1].clone();
+            for (jj, d) in ds.into_iter().enumerate() {
+                let off = offsets[jj];
+                let jac = self.nsds.interaction_ref(id).jacobian.clone();
+                let p = &mut self.nsds.ds_box_mut(d).state_mut().p[1];
+                for (c, pc) in p.iter_mut().enumerate() {
+                    let mut s = 0.0;
+                    for (i, l) in lambda.iter().enumerate() {
+                        s += jac[(i, off + c)] * l;
+                    }
+                    *pc += s;
+                }
+            }
+        }
+        self.nsds.active = active;
+    }
+
+    /// Outputs of every interaction at `t`.
+    fn update_outputs(&mut self, t: f64) -> Result<(), KernelError> {
+        for slot in 0..self.nsds.interaction_bound() {
+            let id = InteractionId(petgraph::stable_graph::NodeIndex::new(slot));
+            if self.nsds.interaction(id).is_ok() {
+                self.nsds.update_output(id, t)?;
+            }
+        }
+        Ok(())
+    }
+}
