@@ -14,6 +14,7 @@ pub mod local;
 pub mod method;
 pub mod nsgs;
 pub mod nsgs2d;
+mod nsgs2d_dense;
 pub mod nsn_ac;
 pub(crate) mod problem;
 pub(crate) mod projection;
@@ -21,5 +22,6 @@ pub mod prox;
 
 pub use compute_error::contact_error_squared;
 pub use method::{Fc3dMethod, Fc3dSolver};
+pub use nsgs2d_dense::{Fc2dNsgsDenseOptions, Fc2dNsgsDenseSolver};
 pub use problem::{Fc2dProblem, Fc3dProblem, LocalFcProblem};
 pub use projection::{ConeProjection, projection_on_cone, projection_on_cone_2d};

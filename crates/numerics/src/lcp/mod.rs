@@ -5,18 +5,23 @@
 //! - [`PgsSolver`]: projected Gauss–Seidel with relaxation, i.e. PGS/NLGS and PSOR (`lcp_pgs`, `lcp_psor`);
 //! - [`EnumSolver`]: enumeration of the complementary index sets, for small `n` (`lcp_enum`);
 //! - [`NewtonSolver`]: semismooth Newton on the Fischer–Burmeister or the min function, with a
-//!   line search (`lcp_newton_FB`, `lcp_newton_min`).
+//!   line search (`lcp_newton_FB`, `lcp_newton_min`);
+//! - [`BppSolver`]: block principal pivoting (Júdice & Pires 1994) with sparse factorizations,
+//!   for large sparse SPD problems warm started from the previous active set (no Siconos
+//!   counterpart).
 //!
 //! Every solver measures its residual with [`LcpProblem::compute_error`].
 
 #![allow(non_snake_case)]
 
+mod bpp;
 mod enumerative;
 mod lemke;
 mod newton;
 mod pgs;
 mod problem;
 
+pub use bpp::{BppOptions, BppSolver};
 pub use enumerative::{EnumOptions, EnumSolver};
 pub use lemke::{LemkeOptions, LemkeSolver};
 pub use newton::{NewtonFunction, NewtonOptions, NewtonSolver};
@@ -54,6 +59,8 @@ pub enum LcpMethod {
     Enum(EnumOptions),
     /// Semismooth Newton (Fischer–Burmeister or min function) with line search.
     Newton(NewtonOptions),
+    /// Block principal pivoting (Júdice & Pires) with Murty's fall-back.
+    Bpp(BppOptions),
 }
 
 impl LcpMethod {
@@ -67,12 +74,13 @@ impl LcpMethod {
             LcpMethod::Pgs(o) => Box::new(PgsSolver::new(o)?),
             LcpMethod::Enum(o) => Box::new(EnumSolver::new(o)?),
             LcpMethod::Newton(o) => Box::new(NewtonSolver::new(o)?),
+            LcpMethod::Bpp(o) => Box::new(BppSolver::new(o)?),
         })
     }
 
     /// The method named as the command-line tool spells it, with default options and the
     /// given tolerance and iteration cap (where the method has them):
-    /// `lemke`, `pgs`, `psor`, `enum`, `newton-fb`, `newton-min`.
+    /// `lemke`, `pgs`, `psor`, `enum`, `newton-fb`, `newton-min`, `bpp`.
     pub fn from_name(name: &str, tolerance: Option<f64>, max_iterations: Option<usize>) -> Option<Self> {
         let mut method = match name {
             "lemke" => LcpMethod::Lemke(LemkeOptions::default()),
@@ -81,6 +89,7 @@ impl LcpMethod {
             "enum" => LcpMethod::Enum(EnumOptions::default()),
             "newton-fb" => LcpMethod::Newton(NewtonOptions::default()),
             "newton-min" => LcpMethod::Newton(NewtonOptions::default().with_function(NewtonFunction::Min)),
+            "bpp" => LcpMethod::Bpp(BppOptions::default()),
             _ => return None,
         };
         if let Some(t) = tolerance {
@@ -93,7 +102,7 @@ impl LcpMethod {
     }
 
     /// The names accepted by [`LcpMethod::from_name`].
-    pub const NAMES: [&'static str; 6] = ["lemke", "pgs", "psor", "enum", "newton-fb", "newton-min"];
+    pub const NAMES: [&'static str; 7] = ["lemke", "pgs", "psor", "enum", "newton-fb", "newton-min", "bpp"];
 
     /// Sets the tolerance of the chosen method.
     pub fn with_tolerance(self, tolerance: f64) -> Self {
@@ -102,6 +111,7 @@ impl LcpMethod {
             LcpMethod::Pgs(o) => LcpMethod::Pgs(o.with_tolerance(tolerance)),
             LcpMethod::Enum(o) => LcpMethod::Enum(o.with_tolerance(tolerance)),
             LcpMethod::Newton(o) => LcpMethod::Newton(o.with_tolerance(tolerance)),
+            LcpMethod::Bpp(o) => LcpMethod::Bpp(o.with_tolerance(tolerance)),
         }
     }
 
@@ -112,6 +122,7 @@ impl LcpMethod {
             LcpMethod::Pgs(o) => LcpMethod::Pgs(o.with_max_iterations(max_iterations)),
             LcpMethod::Enum(o) => LcpMethod::Enum(o.with_max_iterations(max_iterations)),
             LcpMethod::Newton(o) => LcpMethod::Newton(o.with_max_iterations(max_iterations)),
+            LcpMethod::Bpp(o) => LcpMethod::Bpp(o.with_max_iterations(max_iterations)),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The integration tests of nonsmooth-numerics (one binary, one module per area).
 
+mod fc2d_dense;
 mod fc2d_lcp;
 mod fc_error;
 mod fc_local;
@@ -12,6 +13,7 @@ mod fc_quartic;
 mod fclib;
 mod gfc;
 mod io;
+mod lcp_bpp;
 mod lcp_collection;
 mod lcp_iterative;
 mod lcp_pivoting;
