@@ -27,6 +27,8 @@ pub struct Interaction {
     pub(crate) lambda: [Vec<f64>; LEVELS],
     /// `H = ∂h/∂q` at the current iterate, `size × Σ nv`.
     pub(crate) jacobian: Mat<f64>,
+    /// `H` row-major (`size × Σ nv`), the copy the hot loops read.
+    pub(crate) h_rows: Vec<f64>,
     /// `H` is valid and constant (linear time-invariant relation already evaluated).
     pub(crate) jacobian_constant: bool,
     /// Column offset of each linked system's velocity in `H`.
@@ -113,6 +115,12 @@ impl Interaction {
     /// Whether the relation had an explicit time derivative at the last output evaluation.
     pub(crate) fn relation_has_time_derivative(&self) -> bool {
         self.has_h_dot
+    }
+
+    /// `H[i, j]` from the row-major copy.
+    #[inline]
+    pub(crate) fn h(&self, i: usize, j: usize) -> f64 {
+        self.h_rows[i * self.v_work.len() + j]
     }
 
     /// Re-evaluates `∂h/∂t` at time `t` and the positions gathered at the last evaluation.

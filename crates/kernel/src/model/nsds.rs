@@ -156,6 +156,7 @@ impl Nsds {
             y_memory: zeros(),
             lambda: zeros(),
             jacobian: Mat::zeros(size, nv),
+            h_rows: vec![0.0; size * nv],
             jacobian_constant: false,
             offsets,
             q_work: vec![0.0; nq],
@@ -272,10 +273,6 @@ impl Nsds {
         petgraph::visit::NodeIndexable::node_bound(&self.interaction_graph)
     }
 
-    pub(crate) fn ds_box_mut(&mut self, id: DsId) -> &mut Box<dyn SecondOrderDs> {
-        &mut self.ds_graph[id.0]
-    }
-
     pub(crate) fn interaction_mut(&mut self, id: InteractionId) -> &mut Interaction {
         &mut self.interaction_graph[id.0]
     }
@@ -315,6 +312,12 @@ impl Nsds {
         let inter = &mut self.interaction_graph[id.0];
         inter.jacobian.fill(0.0);
         inter.relation.jacobian(t, &inter.q_work, &mut inter.jacobian)?;
+        let nv = inter.v_work.len();
+        for i in 0..inter.size {
+            for j in 0..nv {
+                inter.h_rows[i * nv + j] = inter.jacobian[(i, j)];
+            }
+        }
         inter.jacobian_constant = inter.relation.is_linear_time_invariant();
         Ok(())
     }
@@ -325,13 +328,14 @@ impl Nsds {
         self.update_jacobian(id, t)?;
         self.gather(id);
         let inter = &mut self.interaction_graph[id.0];
-        let Interaction { relation, y, jacobian, q_work, v_work, h_dot, has_h_dot, .. } = inter;
+        let Interaction { relation, y, h_rows, q_work, v_work, h_dot, has_h_dot, .. } = inter;
+        let nv = v_work.len();
         relation.output(t, q_work, &mut y[0])?;
         *has_h_dot = relation.time_derivative(t, q_work, h_dot)?;
         for (i, yi) in y[1].iter_mut().enumerate() {
             let mut s = 0.0;
             for (j, vj) in v_work.iter().enumerate() {
-                s += jacobian[(i, j)] * vj;
+                s += h_rows[i * nv + j] * vj;
             }
             if *has_h_dot {
                 s += h_dot[i];
@@ -354,5 +358,23 @@ impl Nsds {
     /// The system in slot `i` of the DS graph, when the slot is occupied.
     pub(crate) fn ds_slot_mut(&mut self, i: usize) -> Option<&mut Box<dyn SecondOrderDs>> {
         self.ds_graph.node_weight_mut(NodeIndex::new(i))
+    }
+
+    /// `p[1] += Σ_{α active} H_αᵀ λ_α[1]` on the systems of the active interactions.
+    pub(crate) fn accumulate_inputs(&mut self) {
+        for &id in &self.active {
+            let inter = &self.interaction_graph[id.0];
+            for (jj, &d) in inter.ds.iter().enumerate() {
+                let off = inter.offsets[jj];
+                let p = &mut self.ds_graph[d.0].state_mut().p[1];
+                for (c, pc) in p.iter_mut().enumerate() {
+                    let mut s = 0.0;
+                    for (i, l) in inter.lambda[1].iter().enumerate() {
+                        s += inter.h(i, off + c) * l;
+                    }
+                    *pc += s;
+                }
+            }
+        }
     }
 }

@@ -344,10 +344,10 @@ impl MoreauJeanOsi {
             for j in 0..work.rhs.len() {
                 state.v[j] = work.rhs[j] + work.v_free[j];
             }
-            let state = ds.state();
-            let (q_memory, v_memory, v) = (state.q_memory.clone(), state.v_memory.clone(), state.v.clone());
+            // q is taken out of the state (no copy) while the update reads the rest of it.
             let mut q = std::mem::take(&mut ds.state_mut().q);
-            ds.update_position(h, theta, &q_memory, &v_memory, &v, &mut q);
+            let state = ds.state();
+            ds.update_position(h, theta, &state.q_memory, &state.v_memory, &state.v, &mut q);
             ds.state_mut().q = q;
         }
     }

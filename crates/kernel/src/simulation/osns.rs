@@ -20,7 +20,7 @@ use nonsmooth_numerics::SolverReport;
 use nonsmooth_numerics::fc::nsgs2d::{Nsgs2dOptions, Nsgs2dSolver};
 use nonsmooth_numerics::fc::{Fc2dProblem, Fc3dMethod, Fc3dProblem, Fc3dSolver};
 use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
-use nonsmooth_numerics::matrix::{DuplicateBlocks, NumericsMatrix, SparseBlockMatrix};
+use nonsmooth_numerics::matrix::{NumericsMatrix, SparseBlockMatrix};
 
 use super::moreau_jean::MoreauJeanOsi;
 use crate::KernelError;
@@ -43,7 +43,7 @@ enum Solver {
 
 enum Fc2dSolver {
     Nsgs(Nsgs2dSolver),
-    Dense(Nsgs2dSolver),
+    Dense(nonsmooth_numerics::fc::Fc2dNsgsDenseSolver),
 }
 
 /// Which problem the interactions form.
@@ -73,6 +73,11 @@ pub struct OneStepNsProblem {
     /// `n_j × m_α`), indexed by interaction slot.
     inv_w_ht: Vec<Vec<Vec<f64>>>,
     last_size: usize,
+    /// The last matrix with the active set and topology it was built for, reused while they
+    /// do not change and every operator (`W`, `H`) is constant.
+    cache: Option<NumericsMatrix>,
+    cache_active: Vec<InteractionId>,
+    cache_topology: u64,
 }
 
 impl std::fmt::Debug for OneStepNsProblem {
@@ -99,6 +104,9 @@ impl OneStepNsProblem {
             mu: Vec::new(),
             inv_w_ht: Vec::new(),
             last_size: 0,
+            cache: None,
+            cache_active: Vec::new(),
+            cache_topology: u64::MAX,
         }
     }
 
@@ -126,8 +134,8 @@ impl OneStepNsProblem {
     ///
     /// # Errors
     /// [`KernelError::Numerics`] when the options are invalid.
-    pub fn friction_contact_2d(options: Nsgs2dOptions) -> Result<Self, KernelError> {
-        let solver = Nsgs2dSolver::new(options)?;
+    pub fn friction_contact_2d(options: nonsmooth_numerics::fc::Fc2dNsgsDenseOptions) -> Result<Self, KernelError> {
+        let solver = nonsmooth_numerics::fc::Fc2dNsgsDenseSolver::new(options)?;
         Ok(Self::with_solver(
             Solver::Fc2d(Fc2dSolver::Dense(solver)),
             OsnsKind::FrictionContact2d,
@@ -207,15 +215,18 @@ impl OneStepNsProblem {
     }
 
     /// Assembles the problem on the active interactions, solves it, and stores `λ[1]` in them.
-    /// Returns `None` when no interaction is active.
+    /// Returns `None` when no interaction is active. With `constant_operators` (every `W` and
+    /// `H` constant), the matrix of the previous step is reused while the active set and the
+    /// topology are unchanged.
     pub(crate) fn compute(
         &mut self,
         nsds: &mut Nsds,
         osi: &MoreauJeanOsi,
         t: f64,
+        constant_operators: bool,
     ) -> Result<Option<SolverReport>, KernelError> {
         let active = std::mem::take(&mut nsds.active);
-        let result = self.compute_on(nsds, osi, &active, t);
+        let result = self.compute_on(nsds, osi, &active, t, constant_operators);
         nsds.active = active;
         result
     }
@@ -226,8 +237,13 @@ impl OneStepNsProblem {
         osi: &MoreauJeanOsi,
         active: &[InteractionId],
         t: f64,
+        constant_operators: bool,
     ) -> Result<Option<SolverReport>, KernelError> {
         self.last_size = 0;
+        let reuse = constant_operators
+            && self.cache.is_some()
+            && self.cache_topology == nsds.topology_version
+            && self.cache_active == active;
         if active.is_empty() {
             return Ok(None);
         }
@@ -258,7 +274,7 @@ impl OneStepNsProblem {
                 for (i, qi) in q_alpha.iter_mut().enumerate() {
                     let mut s = 0.0;
                     for (c, vc) in v_free.iter().enumerate() {
-                        s += inter.jacobian[(i, off + c)] * vc;
+                        s += inter.h(i, off + c) * vc;
                     }
                     *qi += s;
                 }
@@ -288,6 +304,9 @@ impl OneStepNsProblem {
                 }
                 _ => {}
             }
+            if reuse {
+                continue;
+            }
             // W_j⁻¹ H_jᵀ, one column per row of H_j.
             let store = &mut self.inv_w_ht[a.index()];
             store.resize_with(inter.ds.len(), Vec::new);
@@ -300,7 +319,7 @@ impl OneStepNsProblem {
                 for i in 0..m {
                     let col = &mut x[i * nj..(i + 1) * nj];
                     for (c, xc) in col.iter_mut().enumerate() {
-                        *xc = inter.jacobian[(i, off + c)];
+                        *xc = inter.h(i, off + c);
                     }
                     osi.solve_w(d, col);
                 }
@@ -308,7 +327,21 @@ impl OneStepNsProblem {
         }
 
         // Blocks.
-        let matrix = self.assemble(nsds, active, n)?;
+        let matrix = match (&self.cache, reuse) {
+            (Some(m), true) => m.clone(),
+            _ => {
+                let m = self.assemble(nsds, active, n)?;
+                if constant_operators {
+                    self.cache = Some(m.clone());
+                    self.cache_active.clear();
+                    self.cache_active.extend_from_slice(active);
+                    self.cache_topology = nsds.topology_version;
+                } else {
+                    self.cache = None;
+                }
+                m
+            }
+        };
 
         // Warm start.
         self.z.clear();
@@ -380,7 +413,7 @@ impl OneStepNsProblem {
                     let col = &x[l * nj..(l + 1) * nj];
                     let mut s = 0.0;
                     for (c, xc) in col.iter().enumerate() {
-                        s += ia.jacobian[(i, off + c)] * xc;
+                        s += ia.h(i, off + c) * xc;
                     }
                     add(i, l, s);
                 }
@@ -415,16 +448,19 @@ impl OneStepNsProblem {
                 Ok(NumericsMatrix::Dense(m))
             }
             MatrixStorage::SparseBlock => {
+                // Block rows in CSR order: for each row, its blocks sorted by block column, the
+                // terms of interactions sharing several systems summed into one block.
                 let mut ends = Vec::with_capacity(active.len());
-                let mut blocks = Vec::new();
+                let mut row_ptr = Vec::with_capacity(active.len() + 1);
+                row_ptr.push(0);
+                let mut col_idx = Vec::new();
+                let mut values = Vec::new();
+                let mut row: Vec<(usize, InteractionId, usize, usize)> = Vec::new();
                 for (k, &a) in active.iter().enumerate() {
                     let ia = nsds.interaction_ref(a);
                     ends.push(self.positions[k] + ia.size);
-                    let mut diag = Mat::<f64>::zeros(ia.size, ia.size);
-                    for jj in 0..ia.ds.len() {
-                        block(a, a, jj, jj, &mut |i, l, v| diag[(i, l)] += v);
-                    }
-                    blocks.push((k, k, diag));
+                    row.clear();
+                    row.extend((0..ia.ds.len()).map(|jj| (k, a, jj, jj)));
                     for (b, d) in nsds.linked_interactions(a) {
                         let kb = slot_position[b.index()];
                         if kb == usize::MAX {
@@ -433,12 +469,26 @@ impl OneStepNsProblem {
                         let ib = nsds.interaction_ref(b);
                         let ja = ia.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
                         let jb = ib.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
-                        let mut off = Mat::<f64>::zeros(ia.size, ib.size);
-                        block(a, b, ja, jb, &mut |i, l, v| off[(i, l)] += v);
-                        blocks.push((k, kb, off));
+                        row.push((kb, b, ja, jb));
                     }
+                    row.sort_by_key(|e| e.0);
+                    let ma = ia.size;
+                    let mut idx = 0;
+                    while idx < row.len() {
+                        let (kb, b, _, _) = row[idx];
+                        let mb = nsds.interaction_ref(b).size;
+                        let start = values.len();
+                        values.resize(start + ma * mb, 0.0);
+                        while idx < row.len() && row[idx].0 == kb {
+                            let (_, b, ja, jb) = row[idx];
+                            block(a, b, ja, jb, &mut |i, l, v| values[start + l * ma + i] += v);
+                            idx += 1;
+                        }
+                        col_idx.push(kb);
+                    }
+                    row_ptr.push(col_idx.len());
                 }
-                let sbm = SparseBlockMatrix::from_blocks(ends.clone(), ends, blocks, DuplicateBlocks::Sum)?;
+                let sbm = SparseBlockMatrix::new(ends.clone(), ends, row_ptr, col_idx, values)?;
                 Ok(NumericsMatrix::SparseBlock(sbm))
             }
         }

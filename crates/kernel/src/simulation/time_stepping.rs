@@ -281,7 +281,7 @@ impl TimeStepping {
                 }
             }
             self.osi.compute_free_state(&mut self.nsds);
-            osns_report = self.osns.compute(&mut self.nsds, &self.osi, t)?;
+            osns_report = self.osns.compute(&mut self.nsds, &self.osi, t, linear)?;
             if let Some(report) = osns_report
                 && !report.is_converged()
             {
@@ -370,25 +370,7 @@ impl TimeStepping {
                 ds.state_mut().p[1].fill(0.0);
             }
         }
-        let active = std::mem::take(&mut self.nsds.active);
-        for &id in &active {
-            let inter = self.nsds.interaction_ref(id);
-            let (ds, offsets) = (inter.ds.clone(), inter.offsets.clone());
-            let lambda = inter.lambda[1].clone();
-            for (jj, d) in ds.into_iter().enumerate() {
-                let off = offsets[jj];
-                let jac = self.nsds.interaction_ref(id).jacobian.clone();
-                let p = &mut self.nsds.ds_box_mut(d).state_mut().p[1];
-                for (c, pc) in p.iter_mut().enumerate() {
-                    let mut s = 0.0;
-                    for (i, l) in lambda.iter().enumerate() {
-                        s += jac[(i, off + c)] * l;
-                    }
-                    *pc += s;
-                }
-            }
-        }
-        self.nsds.active = active;
+        self.nsds.accumulate_inputs();
     }
 
     /// Outputs of every interaction at `t`.
