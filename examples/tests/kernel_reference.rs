@@ -1,0 +1,28 @@
+//! The kernel examples reproduce the trajectories Siconos 4.4 computed (`$NONSMOOTH_DATA/reference`),
+//! with the tolerances of Siconos' own drivers (`ioMatrix::compareRefFile`: max |difference|).
+
+use nonsmooth::kernel::io::read_trajectory;
+use nonsmooth_examples::data_dir;
+use nonsmooth_examples::kernel::{bouncing_ball::BouncingBall, woodpecker};
+
+#[test]
+fn bouncing_ball_ts_reproduces_siconos() {
+    let Some(data) = data_dir() else { return };
+    let reference = read_trajectory(&data.join("reference/BouncingBallTS.ref")).expect("readable reference");
+    let ours = BouncingBall::default().simulate().expect("the model runs");
+    assert_eq!((ours.rows(), ours.columns()), (2001, 5));
+    let diff = ours.max_abs_difference(&reference).expect("same shape as the reference");
+    println!("BouncingBallTS: max |difference| = {diff:e}");
+    assert!(diff <= 1e-12, "max |difference| = {diff:e}");
+}
+
+#[test]
+fn woodpecker_reproduces_siconos() {
+    let Some(data) = data_dir() else { return };
+    let reference = read_trajectory(&data.join("reference/Woodpecker.ref")).expect("readable reference");
+    let ours = woodpecker::simulate(woodpecker::reference_steps()).expect("the model runs");
+    assert_eq!((ours.rows(), ours.columns()), (15000, 7));
+    let diff = ours.max_abs_difference(&reference).expect("same shape as the reference");
+    println!("Woodpecker: max |difference| = {diff:e}");
+    assert!(diff <= 1e-11, "max |difference| = {diff:e}");
+}
