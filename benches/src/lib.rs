@@ -15,6 +15,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod kernel_models;
+
 use nonsmooth::numerics::NumericsError;
 use nonsmooth::numerics::fc::{Fc3dMethod, Fc3dProblem};
 use nonsmooth::numerics::io::{self, Problem, ProblemKind};

@@ -1,0 +1,53 @@
+//! Prints one JSON line per kernel bench case (`nonsmooth_benches::kernel_models`): the number
+//! of active contacts per step (max, mean over all steps, steps with contacts) and physical
+//! checksums of the final state (bottom and top position, Σ z, Σ v), for
+//! `cargo xtask bench-report` to set beside Siconos' run of the same models.
+//!
+//! `kernel-summary CASE N` runs one case only (e.g. under a profiler).
+
+use nonsmooth_benches::kernel_models::{kernel_case, kernel_cases, kernel_steps};
+use nonsmooth_benches::quick_mode;
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let cases = match args.as_slice() {
+        [case, n] => {
+            let known = kernel_cases(false).into_iter().find(|(c, m)| c == case && m.to_string() == *n);
+            vec![known.ok_or_else(|| format!("unknown case {case} {n}"))?]
+        }
+        [] => kernel_cases(quick_mode()),
+        _ => return Err("usage: kernel-summary [CASE N]".into()),
+    };
+    for (case, n) in cases {
+        let steps = kernel_steps(case, n);
+        let (mut sim, ids) = kernel_case(case, n)?;
+        let (mut active_max, mut active_sum, mut with_contacts) = (0usize, 0usize, 0usize);
+        for _ in 0..steps {
+            let report = sim.step()?;
+            active_max = active_max.max(report.active);
+            active_sum += report.active;
+            with_contacts += usize::from(report.active > 0);
+        }
+        let z = |id| sim.nsds().ds(id).map(|d| d.state().q()[0]);
+        let (mut sum_z, mut sum_v) = (0.0, 0.0);
+        for &id in &ids {
+            let s = sim.nsds().ds(id)?.state();
+            sum_z += s.q()[0];
+            sum_v += s.v()[0];
+        }
+        let line = serde_json::json!({
+            "case": case,
+            "n": n,
+            "steps": steps,
+            "active_max": active_max,
+            "active_mean": active_sum as f64 / steps as f64,
+            "steps_with_contacts": with_contacts,
+            "z_bottom": z(ids[0])?,
+            "z_top": z(*ids.last().expect("at least one system"))?,
+            "sum_z": sum_z,
+            "sum_v": sum_v,
+        });
+        println!("{line}");
+    }
+    Ok(())
+}
