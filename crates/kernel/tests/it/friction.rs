@@ -22,7 +22,7 @@ const H: f64 = 1e-3;
 /// A point mass (`dim` coordinates, the last vertical) resting on the ground with tangential
 /// velocity `v_t` along the first coordinate; contact rows: normal (vertical), then tangents.
 fn sliding_mass(dim: usize, v_t: f64, osns: OneStepNsProblem) -> TimeStepping {
-    let mut q0 = vec![0.0; dim];
+    let q0 = vec![0.0; dim];
     let mut v0 = vec![0.0; dim];
     v0[0] = v_t;
     let mut f = vec![0.0; dim];
