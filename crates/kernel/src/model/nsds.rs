@@ -22,9 +22,10 @@ use super::law::NonsmoothLaw;
 use super::relation::LagrangianRelation;
 use crate::KernelError;
 
-/// Handle of a dynamical system (a node of the DS graph).
+/// Handle of a dynamical system (a node of the DS graph). It names its model too: a handle of
+/// another [`Nsds`] is refused with [`KernelError::UnknownDs`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DsId(pub(crate) NodeIndex);
+pub struct DsId(pub(crate) NodeIndex, pub(crate) u32);
 
 impl DsId {
     /// The index of the node (dense: below the number of systems ever added).
@@ -33,9 +34,14 @@ impl DsId {
     }
 }
 
-/// Handle of an interaction (a node of the interaction graph).
+/// Handle of an interaction (a node of the interaction graph). It names its model and the
+/// generation of its slot: once the interaction is removed, the handle stays unknown even when a
+/// later interaction reuses the slot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct InteractionId(pub(crate) NodeIndex);
+pub struct InteractionId(pub(crate) NodeIndex, pub(crate) u32, pub(crate) u32);
+
+/// Source of model identities for handles.
+static NEXT_MODEL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
 
 impl InteractionId {
     /// The index of the node (dense: below the number of interactions ever linked).
@@ -54,6 +60,10 @@ pub struct Nsds {
     pub(crate) active: Vec<InteractionId>,
     /// Incremented when a system or an interaction is added or removed.
     pub(crate) topology_version: u64,
+    /// Identity of this model in its handles.
+    model: u32,
+    /// Generation of each interaction slot (incremented when its interaction is removed).
+    generations: Vec<u32>,
 }
 
 impl std::fmt::Debug for Nsds {
@@ -80,6 +90,8 @@ impl Nsds {
             interaction_graph: StableUnGraph::default(),
             active: Vec::new(),
             topology_version: 0,
+            model: NEXT_MODEL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            generations: Vec::new(),
         }
     }
 
@@ -91,7 +103,7 @@ impl Nsds {
     /// Adds a boxed dynamical system and returns its handle.
     pub fn add_boxed_ds(&mut self, ds: Box<dyn SecondOrderDs>) -> DsId {
         self.topology_version += 1;
-        DsId(self.ds_graph.add_node(ds))
+        DsId(self.ds_graph.add_node(ds), self.model)
     }
 
     /// Links `ds` (one or two distinct systems) through an interaction made of `relation` and
@@ -134,7 +146,7 @@ impl Nsds {
         let mut offsets = Vec::with_capacity(ds.len());
         let (mut nv, mut nq) = (0, 0);
         for &d in ds {
-            let system = self.ds_graph.node_weight(d.0).ok_or(KernelError::UnknownDs(d.index()))?;
+            let system = self.ds(d)?;
             offsets.push(nv);
             nv += system.velocity_size();
             nq += system.position_size();
@@ -166,7 +178,11 @@ impl Nsds {
             active: false,
             ds_edge: Default::default(),
         };
-        let id = InteractionId(self.interaction_graph.add_node(interaction));
+        let node = self.interaction_graph.add_node(interaction);
+        if self.generations.len() <= node.index() {
+            self.generations.resize(node.index() + 1, 0);
+        }
+        let id = InteractionId(node, self.model, self.generations[node.index()]);
         // Interaction-graph edges: one per system shared with an existing interaction.
         for &d in ds {
             let neighbours: Vec<InteractionId> = self.ds_graph.edges(d.0).map(|e| *e.weight()).collect();
@@ -185,8 +201,10 @@ impl Nsds {
     /// # Errors
     /// [`KernelError::UnknownInteraction`].
     pub fn remove_interaction(&mut self, id: InteractionId) -> Result<Interaction, KernelError> {
+        self.interaction(id)?;
         let interaction =
             self.interaction_graph.remove_node(id.0).ok_or(KernelError::UnknownInteraction(id.index()))?;
+        self.generations[id.index()] += 1;
         self.ds_graph.remove_edge(interaction.ds_edge);
         self.active.retain(|&a| a != id);
         self.topology_version += 1;
@@ -198,6 +216,9 @@ impl Nsds {
     /// # Errors
     /// [`KernelError::UnknownDs`].
     pub fn ds(&self, id: DsId) -> Result<&dyn SecondOrderDs, KernelError> {
+        if id.1 != self.model {
+            return Err(KernelError::UnknownDs(id.index()));
+        }
         self.ds_graph.node_weight(id.0).map(|b| &**b).ok_or(KernelError::UnknownDs(id.index()))
     }
 
@@ -206,6 +227,9 @@ impl Nsds {
     /// # Errors
     /// [`KernelError::UnknownDs`].
     pub fn ds_mut(&mut self, id: DsId) -> Result<&mut (dyn SecondOrderDs + 'static), KernelError> {
+        if id.1 != self.model {
+            return Err(KernelError::UnknownDs(id.index()));
+        }
         self.ds_graph.node_weight_mut(id.0).map(|b| &mut **b).ok_or(KernelError::UnknownDs(id.index()))
     }
 
@@ -214,17 +238,20 @@ impl Nsds {
     /// # Errors
     /// [`KernelError::UnknownInteraction`].
     pub fn interaction(&self, id: InteractionId) -> Result<&Interaction, KernelError> {
+        if id.1 != self.model || self.generations.get(id.index()) != Some(&id.2) {
+            return Err(KernelError::UnknownInteraction(id.index()));
+        }
         self.interaction_graph.node_weight(id.0).ok_or(KernelError::UnknownInteraction(id.index()))
     }
 
     /// Handles of all dynamical systems, in increasing index order.
     pub fn ds_ids(&self) -> impl Iterator<Item = DsId> + '_ {
-        self.ds_graph.node_indices().map(DsId)
+        self.ds_graph.node_indices().map(|n| DsId(n, self.model))
     }
 
     /// Handles of all interactions (index set 0), in increasing index order.
     pub fn interaction_ids(&self) -> impl Iterator<Item = InteractionId> + '_ {
-        self.interaction_graph.node_indices().map(InteractionId)
+        self.interaction_graph.node_indices().map(|n| InteractionId(n, self.model, self.generations[n.index()]))
     }
 
     /// Number of dynamical systems.
@@ -247,9 +274,7 @@ impl Nsds {
     /// # Errors
     /// [`KernelError::UnknownDs`].
     pub fn interactions_of(&self, ds: DsId) -> Result<Vec<InteractionId>, KernelError> {
-        if !self.ds_graph.contains_node(ds.0) {
-            return Err(KernelError::UnknownDs(ds.index()));
-        }
+        self.ds(ds)?;
         Ok(self.ds_graph.edges(ds.0).map(|e| *e.weight()).collect())
     }
 
@@ -285,7 +310,7 @@ impl Nsds {
     pub(crate) fn linked_interactions(&self, id: InteractionId) -> impl Iterator<Item = (InteractionId, DsId)> + '_ {
         self.interaction_graph.edges(id.0).map(move |e| {
             let other = if e.source() == id.0 { e.target() } else { e.source() };
-            (InteractionId(other), *e.weight())
+            (InteractionId(other, self.model, self.generations[other.index()]), *e.weight())
         })
     }
 
@@ -353,6 +378,18 @@ impl Nsds {
                 y_memory[level].copy_from_slice(&y[level]);
             }
         }
+    }
+
+    /// The handle of the interaction in slot `i`, when the slot is occupied.
+    pub(crate) fn interaction_at(&self, i: usize) -> Option<InteractionId> {
+        let node = NodeIndex::new(i);
+        self.interaction_graph.contains_node(node).then(|| InteractionId(node, self.model, self.generations[i]))
+    }
+
+    /// The handle of the system in slot `i`, when the slot is occupied.
+    pub(crate) fn ds_at(&self, i: usize) -> Option<DsId> {
+        let node = NodeIndex::new(i);
+        self.ds_graph.contains_node(node).then_some(DsId(node, self.model))
     }
 
     /// The system in slot `i` of the DS graph, when the slot is occupied.

@@ -142,7 +142,7 @@ impl MoreauJeanOsi {
             self.work.resize_with(bound, DsWork::default);
         }
         for (i, work) in self.work.iter_mut().enumerate() {
-            let ds = nsds.ds(DsId(petgraph::stable_graph::NodeIndex::new(i))).ok();
+            let ds = nsds.ds_at(i).map(|id| nsds.ds(id).expect("an occupied slot"));
             match ds {
                 None => {
                     work.present = false;

@@ -346,8 +346,8 @@ impl TimeStepping {
             keep
         });
         for slot in 0..self.nsds.interaction_bound() {
-            let id = InteractionId(petgraph::stable_graph::NodeIndex::new(slot));
-            let Ok(inter) = self.nsds.interaction(id) else { continue };
+            let Some(id) = self.nsds.interaction_at(slot) else { continue };
+            let inter = self.nsds.interaction_ref(id);
             if inter.active {
                 continue;
             }
@@ -376,8 +376,7 @@ impl TimeStepping {
     /// Outputs of every interaction at `t`.
     fn update_outputs(&mut self, t: f64) -> Result<(), KernelError> {
         for slot in 0..self.nsds.interaction_bound() {
-            let id = InteractionId(petgraph::stable_graph::NodeIndex::new(slot));
-            if self.nsds.interaction(id).is_ok() {
+            if let Some(id) = self.nsds.interaction_at(slot) {
                 self.nsds.update_output(id, t)?;
             }
         }

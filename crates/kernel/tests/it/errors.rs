@@ -165,6 +165,15 @@ fn handles_from_another_model_are_unknown() -> Result<(), KernelError> {
     assert_eq!(removed.ds(), &[b]);
     let r = nsds.remove_interaction(contact);
     assert!(matches!(r, Err(KernelError::UnknownInteraction(0))), "{r:?}");
+    // The freed slot is reused by the next link; the stale handle stays unknown.
+    let reused = nsds.link(ground()?, NonsmoothLaw::newton_impact(0.5)?, &[b])?;
+    assert_eq!(reused.index(), contact.index());
+    assert!(matches!(nsds.interaction(contact), Err(KernelError::UnknownInteraction(0))));
+    assert!(nsds.interaction(reused).is_ok());
+    // A system handle whose index exists in this model but belongs to another one.
+    let other_first = other.ds_ids().next().expect("two systems");
+    assert_eq!(other_first.index(), b.index());
+    assert!(matches!(nsds.ds(other_first), Err(KernelError::UnknownDs(0))));
 
     // Zero, three, or twice the same system.
     let r = nsds.link(ground()?, NonsmoothLaw::newton_impact(0.5)?, &[]);
