@@ -8,7 +8,7 @@ use nonsmooth::kernel::model::{DsId, LagrangianLinearTids, LagrangianLinearTir, 
 use nonsmooth::kernel::simulation::{
     MatrixStorage, MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
 };
-use nonsmooth::numerics::lcp::{LcpMethod, LemkeOptions};
+use nonsmooth::numerics::lcp::{BppOptions, LcpMethod};
 
 /// Gravity.
 const G: f64 = 9.81;
@@ -34,17 +34,17 @@ pub fn kernel_steps(case: &str, n: usize) -> usize {
 /// The one-step problem of the bead models: exact LCP solutions (unique: `M = H W⁻¹ Hᵀ` is
 /// positive definite). Small problems go to Lemke on a dense matrix, as Siconos; the chain
 /// structure of larger ones is kept in sparse-block storage for the block principal pivoting
-/// solver.
+/// solver, warm started from the previous step's active set (and, on the first step of a
+/// resting stack, from every non-positive `q_i`).
 fn bead_osns(n: usize) -> Result<OneStepNsProblem, KernelError> {
     if n <= 10 {
         OneStepNsProblem::lcp_default()
     } else {
-        Ok(OneStepNsProblem::lcp(
-            LcpMethod::from_name("bpp", Some(1e-10), Some(100_000))
-                .unwrap_or(LcpMethod::Lemke(LemkeOptions::default().with_tolerance(1e-6))),
-        )?
-        .with_storage(MatrixStorage::SparseBlock)
-        .with_warm_start(true))
+        let bpp = BppOptions::default()
+            .with_tolerance(1e-10)
+            .with_max_iterations(100_000)
+            .with_free_nonpositive_on_cold_start(true);
+        Ok(OneStepNsProblem::lcp(LcpMethod::Bpp(bpp))?.with_storage(MatrixStorage::SparseBlock).with_warm_start(true))
     }
 }
 

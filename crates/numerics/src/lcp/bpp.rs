@@ -99,6 +99,13 @@ pub struct BppOptions {
     /// Problems with at most this many unknowns use dense factorizations whatever the storage
     /// of `M`; dense matrices always do (default: `64`).
     pub dense_max_size: usize,
+    /// On a cold start (no positive `z_i` in the incoming `z`), begin from `F = {i : q_i ≤ 0}`
+    /// instead of `F = ∅` (default: `false`). The first round from `F = ∅` frees the `q_i < 0`
+    /// anyway; this also frees the degenerate `q_i = 0`, which solves a chain of bodies resting
+    /// on each other (time-stepping's first step on a stack) in one round instead of one round
+    /// per contact. On singular or non-P matrices it can start from a singular `M_FF`, hence off
+    /// by default.
+    pub free_nonpositive_on_cold_start: bool,
 }
 
 impl Default for BppOptions {
@@ -109,6 +116,7 @@ impl Default for BppOptions {
             max_block_failures: 3,
             feasibility_tolerance: 1e-12,
             dense_max_size: 64,
+            free_nonpositive_on_cold_start: false,
         }
     }
 }
@@ -123,6 +131,12 @@ impl BppOptions {
     /// Sets [`BppOptions::max_iterations`].
     pub fn with_max_iterations(mut self, max_iterations: usize) -> Self {
         self.max_iterations = max_iterations;
+        self
+    }
+
+    /// Sets [`BppOptions::free_nonpositive_on_cold_start`].
+    pub fn with_free_nonpositive_on_cold_start(mut self, free: bool) -> Self {
+        self.free_nonpositive_on_cold_start = free;
         self
     }
 
@@ -346,7 +360,11 @@ impl BppWorkspace {
         let q = problem.q();
         self.prepare(m, options.dense_max_size);
         self.in_f.clear();
-        self.in_f.extend(z.iter().map(|&zi| zi > 0.0));
+        if options.free_nonpositive_on_cold_start && !z.iter().any(|&zi| zi > 0.0) {
+            self.in_f.extend(q.iter().map(|&qi| qi <= 0.0));
+        } else {
+            self.in_f.extend(z.iter().map(|&zi| zi > 0.0));
+        }
         let q_max = q.iter().fold(0.0f64, |a, v| a.max(v.abs()));
         let eps = options.feasibility_tolerance;
 
