@@ -190,6 +190,19 @@ pub(crate) fn theta_position_update(h: f64, theta: f64, q_memory: &[f64], v_memo
     }
 }
 
+/// The state of a Lagrangian system (`q̇ = v`) after checking the sizes of `q0`, `v0` and the
+/// mass matrix and that the mass matrix is symmetric positive definite.
+fn lagrangian_state(q0: Vec<f64>, v0: Vec<f64>, mass: &Mat<f64>) -> Result<SecondOrderState, KernelError> {
+    let n = q0.len();
+    if n == 0 {
+        return Err(KernelError::DimensionMismatch { what: "initial position q0", expected: 1, found: 0 });
+    }
+    check_len("initial velocity v0", n, v0.len())?;
+    check_len("mass matrix", n, mass.nrows())?;
+    check_spd(mass, "mass matrix")?;
+    SecondOrderState::new(q0, v0)
+}
+
 /// A user function of time writing a vector (e.g. `F_ext(t)`).
 pub type TimeFn = Box<dyn FnMut(f64, &mut [f64]) + Send>;
 /// A user function `(t, q, v) ↦ vector` (e.g. `F_int`, `F_gyr`; `F_gyr` ignores `t`).
@@ -207,6 +220,13 @@ enum ExternalForce {
 }
 
 impl ExternalForce {
+    /// A constant force of size `n`, checked finite.
+    fn constant(f: Vec<f64>, n: usize) -> Result<Self, KernelError> {
+        check_len("external force", n, f.len())?;
+        check_finite("external force", &f)?;
+        Ok(ExternalForce::Constant(f))
+    }
+
     fn eval(&mut self, t: f64, out: &mut [f64]) -> Result<bool, KernelError> {
         match self {
             ExternalForce::None => Ok(false),
@@ -275,15 +295,8 @@ impl LagrangianLinearTids {
     /// [`KernelError::DimensionMismatch`] when sizes differ, [`KernelError::NonFinite`],
     /// [`KernelError::NotPositiveDefinite`] when `mass` is not symmetric positive definite.
     pub fn new(q0: Vec<f64>, v0: Vec<f64>, mass: Mat<f64>) -> Result<Self, KernelError> {
-        let n = q0.len();
-        if n == 0 {
-            return Err(KernelError::DimensionMismatch { what: "initial position q0", expected: 1, found: 0 });
-        }
-        check_len("initial velocity v0", n, v0.len())?;
-        check_len("mass matrix", n, mass.nrows())?;
-        check_spd(&mass, "mass matrix")?;
         Ok(Self {
-            state: SecondOrderState::new(q0, v0)?,
+            state: lagrangian_state(q0, v0, &mass)?,
             mass,
             damping: None,
             stiffness: None,
@@ -316,9 +329,7 @@ impl LagrangianLinearTids {
     /// # Errors
     /// [`KernelError::DimensionMismatch`], [`KernelError::NonFinite`].
     pub fn with_external_force(mut self, f: Vec<f64>) -> Result<Self, KernelError> {
-        check_len("external force", self.state.v.len(), f.len())?;
-        check_finite("external force", &f)?;
-        self.f_ext = ExternalForce::Constant(f);
+        self.f_ext = ExternalForce::constant(f, self.state.v.len())?;
         Ok(self)
     }
 
@@ -442,14 +453,8 @@ impl LagrangianDs {
     /// [`KernelError::NotPositiveDefinite`].
     pub fn new(q0: Vec<f64>, v0: Vec<f64>, mass: Mat<f64>) -> Result<Self, KernelError> {
         let n = q0.len();
-        if n == 0 {
-            return Err(KernelError::DimensionMismatch { what: "initial position q0", expected: 1, found: 0 });
-        }
-        check_len("initial velocity v0", n, v0.len())?;
-        check_len("mass matrix", n, mass.nrows())?;
-        check_spd(&mass, "mass matrix")?;
         Ok(Self {
-            state: SecondOrderState::new(q0, v0)?,
+            state: lagrangian_state(q0, v0, &mass)?,
             mass,
             mass_fn: None,
             f_int: None,
@@ -508,9 +513,7 @@ impl LagrangianDs {
     /// # Errors
     /// [`KernelError::DimensionMismatch`], [`KernelError::NonFinite`].
     pub fn with_external_force(mut self, f: Vec<f64>) -> Result<Self, KernelError> {
-        check_len("external force", self.state.v.len(), f.len())?;
-        check_finite("external force", &f)?;
-        self.f_ext = ExternalForce::Constant(f);
+        self.f_ext = ExternalForce::constant(f, self.state.v.len())?;
         Ok(self)
     }
 
