@@ -285,14 +285,57 @@ fn info_reads_one_file_of_each_collection_folder() {
     assert_eq!(json_line(&out)["problem"], "lcp");
 }
 
+/// MLCP files are solved by the three MLCP solvers; a solver that cannot apply (PGS on a zero
+/// diagonal) exits with 1, an unknown name or a singular `A` for `lemke` with 2.
 #[test]
-fn problem_types_without_a_solver_exit_with_2() {
+fn mlcp_files_are_solved() {
     let Some(data) = data_dir() else { return };
-    let path = data.join("siconos/mlcp/Buck2_mlcp.dat");
-    let out = run(&["solve", str_path(&path), "--type", "mlcp"]);
+    let path = data.join("siconos/mlcp/m3n2_mlcp.dat");
+    for solver in ["enum", "pgs", "lemke"] {
+        let out = run(&["solve", str_path(&path), "--solver", solver, "--tolerance", "1e-8", "--json"]);
+        assert_eq!(code(&out), 0, "{solver}: stdout {} stderr {}", stdout(&out), stderr(&out));
+        let v = json_line(&out);
+        assert_eq!(v["problem"], "mlcp");
+        assert_eq!(v["solver"], solver);
+        assert_eq!(v["status"], "converged");
+        assert!(v["residual"].as_f64().expect("number") <= 1e-8, "{solver}: {v}");
+    }
+    let buck = data.join("siconos/mlcp/Buck2_mlcp.dat");
+    let out = run(&["solve", str_path(&buck), "--type", "mlcp"]);
+    assert_eq!(code(&out), 0, "stdout {} stderr {}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("solver      enum") && stdout(&out).contains("converged"), "{}", stdout(&out));
+    let out = run(&["solve", str_path(&buck), "--solver", "pgs"]);
+    assert_eq!(code(&out), 1, "stdout {} stderr {}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("numerical-breakdown"), "{}", stdout(&out));
+    let out = run(&["solve", str_path(&data.join("siconos/mlcp/diodeBridge_mlcp.dat")), "--solver", "lemke"]);
     assert_eq!(code(&out), 2, "stdout {} stderr {}", stdout(&out), stderr(&out));
-    let err = stderr(&out);
-    assert!(err.contains("mlcp") && err.contains("no solver"), "{err}");
+    assert!(stderr(&out).contains("singular"), "{}", stderr(&out));
+    let out = run(&["solve", str_path(&buck), "--solver", "nope"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("enum, pgs, lemke"), "{}", stderr(&out));
+}
+
+/// Relay files are solved by Lemke (the default, on the LCP reformulation) and by PGS, with
+/// Siconos' relay error as residual; an unknown solver name exits with 2.
+#[test]
+fn relay_files_are_solved() {
+    let Some(data) = data_dir() else { return };
+    let path = data.join("siconos/relay/relay_4x4.dat");
+    for solver in ["lemke", "pgs"] {
+        let out = run(&["solve", str_path(&path), "--solver", solver, "--tolerance", "1e-8", "--json"]);
+        assert_eq!(code(&out), 0, "{solver}: stdout {} stderr {}", stdout(&out), stderr(&out));
+        let v = json_line(&out);
+        assert_eq!(v["problem"], "relay");
+        assert_eq!(v["solver"], solver);
+        assert_eq!(v["status"], "converged");
+        assert!(v["residual"].as_f64().expect("number") <= 1e-8, "{solver}: {v}");
+    }
+    let out = run(&["solve", str_path(&path)]);
+    assert_eq!(code(&out), 0, "stdout {} stderr {}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("solver      lemke"), "{}", stdout(&out));
+    let out = run(&["solve", str_path(&path), "--solver", "nope"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("lemke, pgs"), "{}", stderr(&out));
 }
 
 /// Frictional contact files are solved: FC3D by NSGS (three local solvers), NSN-AC and PROX, FC2D

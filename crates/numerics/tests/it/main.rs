@@ -19,7 +19,9 @@ mod lcp_iterative;
 mod lcp_pivoting;
 mod lcp_problem;
 mod matrix;
+mod mlcp;
 mod quartic;
+mod relay;
 
 use std::path::PathBuf;
 

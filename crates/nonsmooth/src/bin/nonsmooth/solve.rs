@@ -8,6 +8,8 @@ use nonsmooth::numerics::fc::nsgs2d::{Nsgs2dOptions, Nsgs2dSolver};
 use nonsmooth::numerics::gfc::{GlobalFcOptions, GlobalFcSolver};
 use nonsmooth::numerics::io::{self, Problem};
 use nonsmooth::numerics::lcp::{LcpMethod, LemkeOptions};
+use nonsmooth::numerics::mlcp::MlcpMethod;
+use nonsmooth::numerics::relay::RelayMethod;
 use nonsmooth::numerics::{NumericsError, SolverReport};
 
 use crate::{Outcome, SolveArgs, json_f64, json_string, kind_from_name};
@@ -22,6 +24,13 @@ const DEFAULT_FC3D_SOLVER: &str = "nsgs";
 /// Solver names for FC2D problems: the LCP reformulation solved by Lemke (the default), NSGS over
 /// the contacts with the exact 2D one-contact solution.
 const FC2D_SOLVERS: [&str; 2] = ["lemke", "nsgs"];
+
+/// The solver used on MLCPs when `--solver` is not given: enumeration, which needs no
+/// nonsingular block (the names are [`MlcpMethod::NAMES`]).
+const DEFAULT_MLCP_SOLVER: &str = "enum";
+
+/// Relay solver used when `--solver` is absent: Lemke on the LCP reformulation (exact).
+const DEFAULT_RELAY_SOLVER: &str = "lemke";
 
 /// Number of timed solves; the reported time is the best of them.
 const TIMED_RUNS: usize = 3;
@@ -44,6 +53,26 @@ pub(crate) fn run(args: &SolveArgs) -> Outcome {
             method.build().and_then(|mut solver| {
                 let name = solver.name();
                 time_solves(name, size, |z, w| solver.solve(lcp, z, w))
+            })
+        }
+        Problem::Mlcp(mlcp) => {
+            let name = args.solver.as_deref().unwrap_or(DEFAULT_MLCP_SOLVER);
+            let Some(method) = MlcpMethod::from_name(name, args.tolerance, args.max_iterations) else {
+                return unknown_solver(name, kind, &MlcpMethod::NAMES);
+            };
+            method.build().and_then(|mut solver| {
+                let name = solver.name();
+                time_solves(name, size, |z, w| solver.solve(mlcp, z, w))
+            })
+        }
+        Problem::Relay(relay) => {
+            let name = args.solver.as_deref().unwrap_or(DEFAULT_RELAY_SOLVER);
+            let Some(method) = RelayMethod::from_name(name, args.tolerance, args.max_iterations) else {
+                return unknown_solver(name, kind, &RelayMethod::NAMES);
+            };
+            method.build().and_then(|mut solver| {
+                let name = solver.name();
+                time_solves(name, size, |z, w| solver.solve(relay, z, w))
             })
         }
         Problem::Fc3d(fc) => {
@@ -118,11 +147,6 @@ pub(crate) fn run(args: &SolveArgs) -> Outcome {
             let mut v = vec![0.0; gfc.velocity_size()];
             GlobalFcSolver::new(options)
                 .and_then(|mut solver| time_solves("lemke", size, |r, u| solver.solve(gfc, r, u, &mut v)))
-        }
-        _ => {
-            return Outcome::BadInput(format!(
-                "no solver exists yet for {kind} problems (lcp, fc2d, fc3d, gfc2d and gfc3d problems can be solved)"
-            ));
         }
     };
     let timed = match timed {

@@ -1,0 +1,70 @@
+//! Run-time choice of an MLCP solver.
+
+use super::{EnumOptions, EnumSolver, MlcpSolver, PgsOptions, PgsSolver, SchurLemkeOptions, SchurLemkeSolver};
+use crate::NumericsError;
+
+/// Chooses an MLCP solver at run time (replaces Siconos' `SICONOS_MLCP_*` ids and
+/// iparam/dparam).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum MlcpMethod {
+    /// Enumeration of the complementarity cases (`mlcp_enum`).
+    Enum(EnumOptions),
+    /// Projected Gauss–Seidel (`mlcp_pgs`).
+    Pgs(PgsOptions),
+    /// Reduction to an LCP by the Schur complement of `A`, solved by Lemke (`mlcp_lcp_lemke`).
+    Lemke(SchurLemkeOptions),
+}
+
+impl MlcpMethod {
+    /// The names accepted by [`MlcpMethod::from_name`].
+    pub const NAMES: [&'static str; 3] = ["enum", "pgs", "lemke"];
+
+    /// Builds the solver, validating its options.
+    ///
+    /// # Errors
+    /// [`NumericsError::InvalidOption`] when an option is out of range.
+    pub fn build(self) -> Result<Box<dyn MlcpSolver + Send>, NumericsError> {
+        Ok(match self {
+            MlcpMethod::Enum(o) => Box::new(EnumSolver::new(o)?),
+            MlcpMethod::Pgs(o) => Box::new(PgsSolver::new(o)?),
+            MlcpMethod::Lemke(o) => Box::new(SchurLemkeSolver::new(o)?),
+        })
+    }
+
+    /// The method named as the command-line tool spells it (`enum`, `pgs`, `lemke`), with
+    /// default options and the given tolerance and iteration cap (cases, sweeps, pivots).
+    pub fn from_name(name: &str, tolerance: Option<f64>, max_iterations: Option<usize>) -> Option<Self> {
+        let mut method = match name {
+            "enum" => MlcpMethod::Enum(EnumOptions::default()),
+            "pgs" => MlcpMethod::Pgs(PgsOptions::default()),
+            "lemke" => MlcpMethod::Lemke(SchurLemkeOptions::default()),
+            _ => return None,
+        };
+        if let Some(t) = tolerance {
+            method = method.with_tolerance(t);
+        }
+        if let Some(k) = max_iterations {
+            method = method.with_max_iterations(k);
+        }
+        Some(method)
+    }
+
+    /// Sets the tolerance of the chosen method.
+    pub fn with_tolerance(self, tolerance: f64) -> Self {
+        match self {
+            MlcpMethod::Enum(o) => MlcpMethod::Enum(o.with_tolerance(tolerance)),
+            MlcpMethod::Pgs(o) => MlcpMethod::Pgs(o.with_tolerance(tolerance)),
+            MlcpMethod::Lemke(o) => MlcpMethod::Lemke(o.with_tolerance(tolerance)),
+        }
+    }
+
+    /// Sets the iteration cap of the chosen method (cases, sweeps, Lemke pivots).
+    pub fn with_max_iterations(self, max_iterations: usize) -> Self {
+        match self {
+            MlcpMethod::Enum(o) => MlcpMethod::Enum(o.with_max_iterations(max_iterations)),
+            MlcpMethod::Pgs(o) => MlcpMethod::Pgs(o.with_max_iterations(max_iterations)),
+            MlcpMethod::Lemke(o) => MlcpMethod::Lemke(o.with_max_iterations(max_iterations)),
+        }
+    }
+}
