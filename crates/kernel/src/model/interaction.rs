@@ -5,9 +5,44 @@
 use faer::Mat;
 use petgraph::stable_graph::EdgeIndex;
 
+use super::first_order_relation::FirstOrderRelation;
 use super::law::NonsmoothLaw;
 use super::nsds::DsId;
 use super::relation::LagrangianRelation;
+
+/// The relation of an interaction: of second-order (Lagrangian) or of first-order systems.
+pub enum Relation {
+    /// A relation of second-order systems.
+    Lagrangian(Box<dyn LagrangianRelation>),
+    /// A relation of first-order systems.
+    FirstOrder(Box<dyn FirstOrderRelation>),
+}
+
+/// The first-order linearization workspace of an interaction (Euler–Moreau, digest E3):
+/// Jacobians at the iterate and the values of `h` and `g` there.
+#[derive(Debug)]
+pub(crate) struct FirstOrderWork {
+    /// `C = ∂h/∂x`, `m × Σn`.
+    pub(crate) c: Mat<f64>,
+    /// `D = ∂h/∂λ`, `m × m`.
+    pub(crate) d: Mat<f64>,
+    /// `K = ∂g/∂x`, `Σn × Σn`.
+    pub(crate) k: Mat<f64>,
+    /// `B = ∂g/∂λ`, `Σn × m`.
+    pub(crate) b: Mat<f64>,
+    /// The Jacobians are constant and already evaluated.
+    pub(crate) constant: bool,
+    /// `h(x^α, λ^α)`.
+    pub(crate) h_alpha: Vec<f64>,
+    /// `g(x^α, λ^α)` (`Σn`).
+    pub(crate) g_alpha: Vec<f64>,
+    /// Concatenated states (and free or partial states) of the linked systems.
+    pub(crate) x_work: Vec<f64>,
+    /// `x^α`, the concatenated states at the last linearization.
+    pub(crate) x_alpha: Vec<f64>,
+    /// `λ^α`, the multiplier of the previous Newton iterate.
+    pub(crate) lambda_alpha: Vec<f64>,
+}
 
 /// Number of levels stored for `y` and `λ` (0: position, 1: velocity, 2: acceleration).
 pub const LEVELS: usize = 3;
@@ -18,7 +53,9 @@ pub const LEVELS: usize = 3;
 /// last time-stepping step and `λ[2]` an acceleration-level force (event-driven). The previous
 /// step's values are kept in the memories (`y_memory(1)` is the `ẏ_k` of the restitution law).
 pub struct Interaction {
-    pub(crate) relation: Box<dyn LagrangianRelation>,
+    pub(crate) relation: Relation,
+    /// Present for the interactions of first-order systems.
+    pub(crate) first_order: Option<FirstOrderWork>,
     pub(crate) law: NonsmoothLaw,
     pub(crate) ds: Vec<DsId>,
     pub(crate) size: usize,
@@ -102,6 +139,19 @@ impl Interaction {
         &self.lambda[level]
     }
 
+    /// Whether the interaction links first-order systems.
+    pub fn is_first_order(&self) -> bool {
+        matches!(self.relation, Relation::FirstOrder(_))
+    }
+
+    /// Whether the relation is linear with constant operators.
+    pub(crate) fn is_linear_time_invariant(&self) -> bool {
+        match &self.relation {
+            Relation::Lagrangian(r) => r.is_linear_time_invariant(),
+            Relation::FirstOrder(r) => r.is_time_invariant(),
+        }
+    }
+
     /// Whether the interaction took part in the last velocity-level problem (index set 1).
     pub fn is_active(&self) -> bool {
         self.active
@@ -125,7 +175,9 @@ impl Interaction {
 
     /// Re-evaluates `∂h/∂t` at time `t` and the positions gathered at the last evaluation.
     pub(crate) fn refresh_h_dot(&mut self, t: f64) -> Result<(), crate::KernelError> {
-        self.has_h_dot = self.relation.time_derivative(t, &self.q_work, &mut self.h_dot)?;
+        if let Relation::Lagrangian(relation) = &mut self.relation {
+            self.has_h_dot = relation.time_derivative(t, &self.q_work, &mut self.h_dot)?;
+        }
         Ok(())
     }
 }

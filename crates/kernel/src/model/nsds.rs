@@ -17,7 +17,9 @@ use petgraph::stable_graph::{NodeIndex, StableUnGraph};
 use petgraph::visit::EdgeRef;
 
 use super::ds::SecondOrderDs;
-use super::interaction::{Interaction, LEVELS};
+use super::first_order::FirstOrderDs;
+use super::first_order_relation::FirstOrderRelation;
+use super::interaction::{FirstOrderWork, Interaction, LEVELS, Relation};
 use super::law::NonsmoothLaw;
 use super::relation::LagrangianRelation;
 use crate::KernelError;
@@ -50,11 +52,53 @@ impl InteractionId {
     }
 }
 
+/// A dynamical system of the model: second order (Lagrangian, Newton–Euler) or first order.
+pub enum DynamicalSystem {
+    /// `q̇ = T(q) v`, `M(q) v̇ = F(t, q, v) + p`.
+    SecondOrder(Box<dyn SecondOrderDs>),
+    /// `M ẋ = f(x, t) + r`.
+    FirstOrder(Box<dyn FirstOrderDs>),
+}
+
+impl DynamicalSystem {
+    fn second(&self) -> Option<&dyn SecondOrderDs> {
+        match self {
+            DynamicalSystem::SecondOrder(d) => Some(&**d),
+            DynamicalSystem::FirstOrder(_) => None,
+        }
+    }
+
+    fn second_mut(&mut self) -> Option<&mut Box<dyn SecondOrderDs>> {
+        match self {
+            DynamicalSystem::SecondOrder(d) => Some(d),
+            DynamicalSystem::FirstOrder(_) => None,
+        }
+    }
+
+    fn first(&self) -> Option<&dyn FirstOrderDs> {
+        match self {
+            DynamicalSystem::FirstOrder(d) => Some(&**d),
+            DynamicalSystem::SecondOrder(_) => None,
+        }
+    }
+
+    fn first_mut(&mut self) -> Option<&mut Box<dyn FirstOrderDs>> {
+        match self {
+            DynamicalSystem::FirstOrder(d) => Some(d),
+            DynamicalSystem::SecondOrder(_) => None,
+        }
+    }
+}
+
+fn not_lagrangian(id: InteractionId) -> KernelError {
+    KernelError::InvalidModel(format!("interaction {} does not link second-order systems", id.index()))
+}
+
 /// Dynamical systems, interactions, their graphs and index sets.
 #[doc(alias = "NonSmoothDynamicalSystem")]
 #[doc(alias = "Topology")]
 pub struct Nsds {
-    ds_graph: StableUnGraph<Box<dyn SecondOrderDs>, InteractionId>,
+    ds_graph: StableUnGraph<DynamicalSystem, InteractionId>,
     interaction_graph: StableUnGraph<Interaction, DsId>,
     /// Index set 1, in Siconos' order.
     pub(crate) active: Vec<InteractionId>,
@@ -103,7 +147,13 @@ impl Nsds {
     /// Adds a boxed dynamical system and returns its handle.
     pub fn add_boxed_ds(&mut self, ds: Box<dyn SecondOrderDs>) -> DsId {
         self.topology_version += 1;
-        DsId(self.ds_graph.add_node(ds), self.model)
+        DsId(self.ds_graph.add_node(DynamicalSystem::SecondOrder(ds)), self.model)
+    }
+
+    /// Adds a first-order dynamical system and returns its handle.
+    pub fn add_first_order_ds(&mut self, ds: impl FirstOrderDs + 'static) -> DsId {
+        self.topology_version += 1;
+        DsId(self.ds_graph.add_node(DynamicalSystem::FirstOrder(Box::new(ds))), self.model)
     }
 
     /// Links `ds` (one or two distinct systems) through an interaction made of `relation` and
@@ -160,7 +210,8 @@ impl Nsds {
         }
         let zeros = || std::array::from_fn::<_, LEVELS, _>(|_| vec![0.0; size]);
         let interaction = Interaction {
-            relation,
+            relation: Relation::Lagrangian(relation),
+            first_order: None,
             law,
             ds: ds.to_vec(),
             size,
@@ -178,13 +229,93 @@ impl Nsds {
             active: false,
             ds_edge: Default::default(),
         };
+        Ok(self.insert_interaction(interaction))
+    }
+
+    /// Links first-order systems `ds` (one or two distinct ones) through an interaction made of
+    /// `relation` and `law` (a first-order law: complementarity, relay, equality, mixed). The
+    /// relation sees the systems' states concatenated in the order of `ds`.
+    ///
+    /// # Errors
+    /// As [`Nsds::link`]; [`KernelError::InvalidModel`] when a system is of second order.
+    pub fn link_first_order(
+        &mut self,
+        relation: impl FirstOrderRelation + 'static,
+        law: NonsmoothLaw,
+        ds: &[DsId],
+    ) -> Result<InteractionId, KernelError> {
+        if ds.is_empty() || ds.len() > 2 {
+            return Err(KernelError::InvalidModel(format!(
+                "an interaction links one or two systems, not {}",
+                ds.len()
+            )));
+        }
+        if ds.len() == 2 && ds[0] == ds[1] {
+            return Err(KernelError::InvalidModel("an interaction links two distinct systems".into()));
+        }
+        let mut offsets = Vec::with_capacity(ds.len());
+        let mut n = 0;
+        for &d in ds {
+            offsets.push(n);
+            n += self.first_order_ds(d)?.size();
+        }
+        let m = relation.size();
+        match law.size() {
+            Some(law_size) => crate::error::check_len("nonsmooth law size (relation size)", m, law_size)?,
+            None => {
+                return Err(KernelError::InvalidModel(format!(
+                    "the law {law:?} is an impact law, for second-order systems"
+                )));
+            }
+        }
+        if let Some(cols) = relation.state_size() {
+            crate::error::check_len("relation state size (size of the linked systems)", n, cols)?;
+        }
+        let zeros = || std::array::from_fn::<_, LEVELS, _>(|_| vec![0.0; m]);
+        let interaction = Interaction {
+            relation: Relation::FirstOrder(Box::new(relation)),
+            first_order: Some(FirstOrderWork {
+                c: Mat::zeros(m, n),
+                d: Mat::zeros(m, m),
+                k: Mat::zeros(n, n),
+                b: Mat::zeros(n, m),
+                constant: false,
+                h_alpha: vec![0.0; m],
+                g_alpha: vec![0.0; n],
+                x_work: vec![0.0; n],
+                x_alpha: vec![0.0; n],
+                lambda_alpha: vec![0.0; m],
+            }),
+            law,
+            ds: ds.to_vec(),
+            size: m,
+            y: zeros(),
+            y_memory: zeros(),
+            lambda: zeros(),
+            jacobian: Mat::zeros(0, 0),
+            h_rows: Vec::new(),
+            jacobian_constant: false,
+            offsets,
+            q_work: Vec::new(),
+            v_work: Vec::new(),
+            h_dot: Vec::new(),
+            has_h_dot: false,
+            active: false,
+            ds_edge: Default::default(),
+        };
+        Ok(self.insert_interaction(interaction))
+    }
+
+    /// Adds `interaction` to both graphs.
+    fn insert_interaction(&mut self, interaction: Interaction) -> InteractionId {
+        let ds = interaction.ds.clone();
         let node = self.interaction_graph.add_node(interaction);
         if self.generations.len() <= node.index() {
             self.generations.resize(node.index() + 1, 0);
         }
         let id = InteractionId(node, self.model, self.generations[node.index()]);
         // Interaction-graph edges: one per system shared with an existing interaction.
-        for &d in ds {
+        for &d in &ds {
             let neighbours: Vec<InteractionId> = self.ds_graph.edges(d.0).map(|e| *e.weight()).collect();
             for other in neighbours {
                 self.interaction_graph.add_edge(id.0, other.0, d);
@@ -193,7 +324,7 @@ impl Nsds {
         let edge = self.ds_graph.add_edge(ds[0].0, ds.last().expect("one or two systems").0, id);
         self.interaction_graph[id.0].ds_edge = edge;
         self.topology_version += 1;
-        Ok(id)
+        id
     }
 
     /// Removes an interaction (between steps) and returns it.
@@ -219,7 +350,8 @@ impl Nsds {
         if id.1 != self.model {
             return Err(KernelError::UnknownDs(id.index()));
         }
-        self.ds_graph.node_weight(id.0).map(|b| &**b).ok_or(KernelError::UnknownDs(id.index()))
+        let node = self.ds_graph.node_weight(id.0).ok_or(KernelError::UnknownDs(id.index()))?;
+        node.second().ok_or_else(|| KernelError::InvalidModel(format!("system {} is of first order", id.index())))
     }
 
     /// The dynamical system `id`, mutably.
@@ -230,7 +362,42 @@ impl Nsds {
         if id.1 != self.model {
             return Err(KernelError::UnknownDs(id.index()));
         }
-        self.ds_graph.node_weight_mut(id.0).map(|b| &mut **b).ok_or(KernelError::UnknownDs(id.index()))
+        let node = self.ds_graph.node_weight_mut(id.0).ok_or(KernelError::UnknownDs(id.index()))?;
+        match node {
+            DynamicalSystem::SecondOrder(d) => Ok(&mut **d),
+            DynamicalSystem::FirstOrder(_) => {
+                Err(KernelError::InvalidModel(format!("system {} is of first order", id.index())))
+            }
+        }
+    }
+
+    /// The first-order dynamical system `id`.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`]; [`KernelError::InvalidModel`] for a second-order system.
+    pub fn first_order_ds(&self, id: DsId) -> Result<&dyn FirstOrderDs, KernelError> {
+        if id.1 != self.model {
+            return Err(KernelError::UnknownDs(id.index()));
+        }
+        let node = self.ds_graph.node_weight(id.0).ok_or(KernelError::UnknownDs(id.index()))?;
+        node.first().ok_or_else(|| KernelError::InvalidModel(format!("system {} is of second order", id.index())))
+    }
+
+    /// The first-order dynamical system `id`, mutably.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`]; [`KernelError::InvalidModel`] for a second-order system.
+    pub fn first_order_ds_mut(&mut self, id: DsId) -> Result<&mut (dyn FirstOrderDs + 'static), KernelError> {
+        if id.1 != self.model {
+            return Err(KernelError::UnknownDs(id.index()));
+        }
+        let node = self.ds_graph.node_weight_mut(id.0).ok_or(KernelError::UnknownDs(id.index()))?;
+        match node {
+            DynamicalSystem::FirstOrder(d) => Ok(&mut **d),
+            DynamicalSystem::SecondOrder(_) => {
+                Err(KernelError::InvalidModel(format!("system {} is of second order", id.index())))
+            }
+        }
     }
 
     /// The interaction `id`.
@@ -279,7 +446,7 @@ impl Nsds {
     }
 
     /// The DS graph (nodes: systems, edges: interactions).
-    pub fn ds_graph(&self) -> &StableUnGraph<Box<dyn SecondOrderDs>, InteractionId> {
+    pub fn ds_graph(&self) -> &StableUnGraph<DynamicalSystem, InteractionId> {
         &self.ds_graph
     }
 
@@ -319,7 +486,7 @@ impl Nsds {
         let inter = &mut self.interaction_graph[id.0];
         let (mut iq, mut iv) = (0, 0);
         for &d in &inter.ds {
-            let s = self.ds_graph[d.0].state();
+            let s = self.ds_graph[d.0].second().expect("a Lagrangian interaction links second-order systems").state();
             inter.q_work[iq..iq + s.q.len()].copy_from_slice(&s.q);
             inter.v_work[iv..iv + s.v.len()].copy_from_slice(&s.v);
             iq += s.q.len();
@@ -336,14 +503,17 @@ impl Nsds {
         self.gather(id);
         let inter = &mut self.interaction_graph[id.0];
         inter.jacobian.fill(0.0);
-        inter.relation.jacobian(t, &inter.q_work, &mut inter.jacobian)?;
+        let Relation::Lagrangian(relation) = &mut inter.relation else {
+            return Err(not_lagrangian(id));
+        };
+        relation.jacobian(t, &inter.q_work, &mut inter.jacobian)?;
         let nv = inter.v_work.len();
         for i in 0..inter.size {
             for j in 0..nv {
                 inter.h_rows[i * nv + j] = inter.jacobian[(i, j)];
             }
         }
-        inter.jacobian_constant = inter.relation.is_linear_time_invariant();
+        inter.jacobian_constant = relation.is_linear_time_invariant();
         Ok(())
     }
 
@@ -354,6 +524,9 @@ impl Nsds {
         self.gather(id);
         let inter = &mut self.interaction_graph[id.0];
         let Interaction { relation, y, h_rows, q_work, v_work, h_dot, has_h_dot, .. } = inter;
+        let Relation::Lagrangian(relation) = relation else {
+            return Err(not_lagrangian(id));
+        };
         let nv = v_work.len();
         relation.output(t, q_work, &mut y[0])?;
         *has_h_dot = relation.time_derivative(t, q_work, h_dot)?;
@@ -394,7 +567,12 @@ impl Nsds {
 
     /// The system in slot `i` of the DS graph, when the slot is occupied.
     pub(crate) fn ds_slot_mut(&mut self, i: usize) -> Option<&mut Box<dyn SecondOrderDs>> {
-        self.ds_graph.node_weight_mut(NodeIndex::new(i))
+        self.ds_graph.node_weight_mut(NodeIndex::new(i)).and_then(DynamicalSystem::second_mut)
+    }
+
+    /// The first-order system in slot `i` of the DS graph, when the slot holds one.
+    pub(crate) fn first_order_slot_mut(&mut self, i: usize) -> Option<&mut Box<dyn FirstOrderDs>> {
+        self.ds_graph.node_weight_mut(NodeIndex::new(i)).and_then(DynamicalSystem::first_mut)
     }
 
     /// `p[1] += Σ_{α active} H_αᵀ λ_α[1]` on the systems of the active interactions.
@@ -403,7 +581,9 @@ impl Nsds {
             let inter = &self.interaction_graph[id.0];
             for (jj, &d) in inter.ds.iter().enumerate() {
                 let off = inter.offsets[jj];
-                let p = &mut self.ds_graph[d.0].state_mut().p[1];
+                let system =
+                    self.ds_graph[d.0].second_mut().expect("a Lagrangian interaction links second-order systems");
+                let p = &mut system.state_mut().p[1];
                 for (c, pc) in p.iter_mut().enumerate() {
                     let mut s = 0.0;
                     for (i, l) in inter.lambda[1].iter().enumerate() {
@@ -413,5 +593,134 @@ impl Nsds {
                 }
             }
         }
+    }
+
+    /// Gathers the current states of the systems of first-order interaction `id` into its
+    /// `x_work`.
+    fn gather_first_order(&mut self, id: InteractionId) {
+        let inter = &mut self.interaction_graph[id.0];
+        let work = inter.first_order.as_mut().expect("a first-order interaction");
+        let mut off = 0;
+        for &d in &inter.ds {
+            let x = &self.ds_graph[d.0].first().expect("a first-order interaction links first-order systems").state().x;
+            work.x_work[off..off + x.len()].copy_from_slice(x);
+            off += x.len();
+        }
+    }
+
+    /// `y[0] = h(x, λ[0], t)` of first-order interaction `id` at the current states.
+    pub(crate) fn first_order_output(&mut self, id: InteractionId, t: f64) -> Result<(), KernelError> {
+        self.gather_first_order(id);
+        let inter = &mut self.interaction_graph[id.0];
+        let work = inter.first_order.as_ref().expect("a first-order interaction");
+        let Relation::FirstOrder(relation) = &mut inter.relation else { unreachable!("first-order relation") };
+        let [y0, ..] = &mut inter.y;
+        relation.output(t, &work.x_work, &inter.lambda[0], y0)
+    }
+
+    /// Linearizes first-order interaction `id` at the current states and `λ[0]`: `x^α`, `λ^α`,
+    /// `h(x^α, λ^α)`, `g(x^α, λ^α)` and the Jacobians `C, D, K, B` (once for time-invariant
+    /// relations).
+    pub(crate) fn linearize_first_order(&mut self, id: InteractionId, t: f64) -> Result<(), KernelError> {
+        self.gather_first_order(id);
+        let inter = &mut self.interaction_graph[id.0];
+        let work = inter.first_order.as_mut().expect("a first-order interaction");
+        let Relation::FirstOrder(relation) = &mut inter.relation else { unreachable!("first-order relation") };
+        work.x_alpha.copy_from_slice(&work.x_work);
+        work.lambda_alpha.copy_from_slice(&inter.lambda[0]);
+        if !work.constant {
+            work.c.fill(0.0);
+            work.d.fill(0.0);
+            relation.output_jacobians(t, &work.x_alpha, &work.lambda_alpha, &mut work.c, &mut work.d)?;
+            work.k.fill(0.0);
+            work.b.fill(0.0);
+            relation.input_jacobians(t, &work.x_alpha, &work.lambda_alpha, &mut work.k, &mut work.b)?;
+            work.constant = relation.is_time_invariant();
+        }
+        relation.output(t, &work.x_alpha, &work.lambda_alpha, &mut work.h_alpha)?;
+        relation.input(t, &work.x_alpha, &work.lambda_alpha, &mut work.g_alpha)?;
+        Ok(())
+    }
+
+    /// `r = Σ_α g_α` on every first-order system: `B λ` for linear relations, the linearized
+    /// `g(x^α, λ^α) + B(λ − λ^α)` otherwise (digest E3, line 3).
+    pub(crate) fn accumulate_first_order_inputs(&mut self, ids: &[InteractionId]) {
+        for node in self.ds_graph.node_weights_mut() {
+            if let DynamicalSystem::FirstOrder(d) = node {
+                d.state_mut().r.fill(0.0);
+            }
+        }
+        for &id in ids {
+            let inter = &self.interaction_graph[id.0];
+            let work = inter.first_order.as_ref().expect("a first-order interaction");
+            let Relation::FirstOrder(relation) = &inter.relation else { unreachable!("first-order relation") };
+            let linear = relation.kind() == super::first_order_relation::FirstOrderRelationKind::Linear;
+            let lambda = &inter.lambda[0];
+            let mut off = 0;
+            for &d in &inter.ds {
+                let system = match &mut self.ds_graph[d.0] {
+                    DynamicalSystem::FirstOrder(s) => s,
+                    DynamicalSystem::SecondOrder(_) => unreachable!("first-order systems"),
+                };
+                let r = &mut system.state_mut().r;
+                for (c, rc) in r.iter_mut().enumerate() {
+                    let row = off + c;
+                    let mut s = 0.0;
+                    if linear {
+                        for (l, lv) in lambda.iter().enumerate() {
+                            s += work.b[(row, l)] * lv;
+                        }
+                    } else {
+                        for (l, lv) in lambda.iter().enumerate() {
+                            s += work.b[(row, l)] * (lv - work.lambda_alpha[l]);
+                        }
+                        s += work.g_alpha[row];
+                    }
+                    *rc += s;
+                }
+                off += r.len();
+            }
+        }
+    }
+
+    /// `Σ_α K_α` per first-order system slot, for the relations with a `K` (None elsewhere).
+    pub(crate) fn first_order_k_terms(&self, ids: &[InteractionId]) -> Vec<Option<Mat<f64>>> {
+        let mut out: Vec<Option<Mat<f64>>> = vec![None; self.ds_bound()];
+        for &id in ids {
+            let inter = &self.interaction_graph[id.0];
+            let Relation::FirstOrder(relation) = &inter.relation else { continue };
+            if relation.kind() != super::first_order_relation::FirstOrderRelationKind::NonLinear {
+                continue;
+            }
+            let work = inter.first_order.as_ref().expect("a first-order interaction");
+            let mut off = 0;
+            for &d in &inter.ds {
+                let n = self.ds_graph[d.0].first().expect("first-order systems").size();
+                let slot = out[d.index()].get_or_insert_with(|| Mat::zeros(n, n));
+                for c in 0..n {
+                    for r in 0..n {
+                        slot[(r, c)] += work.k[(off + r, off + c)];
+                    }
+                }
+                off += n;
+            }
+        }
+        out
+    }
+
+    /// `g(x^α, λ^α) − B λ^α`, the slice of system number `j` of interaction `id` (for the
+    /// partial state of nonlinear relations).
+    pub(crate) fn first_order_partial_term(&self, id: InteractionId, j: usize) -> Vec<f64> {
+        let inter = &self.interaction_graph[id.0];
+        let work = inter.first_order.as_ref().expect("a first-order interaction");
+        let off: usize = inter.ds[..j].iter().map(|&d| self.ds_graph[d.0].first().expect("first order").size()).sum();
+        let n = self.ds_graph[inter.ds[j].0].first().expect("first order").size();
+        (0..n)
+            .map(|c| {
+                let row = off + c;
+                let bl: f64 = (0..inter.size).map(|l| work.b[(row, l)] * work.lambda_alpha[l]).sum();
+                work.g_alpha[row] - bl
+            })
+            .collect()
     }
 }

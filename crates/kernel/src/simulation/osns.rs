@@ -21,10 +21,15 @@ use nonsmooth_numerics::fc::nsgs2d::{Nsgs2dOptions, Nsgs2dSolver};
 use nonsmooth_numerics::fc::{Fc2dProblem, Fc3dMethod, Fc3dProblem, Fc3dSolver};
 use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
 use nonsmooth_numerics::matrix::{NumericsMatrix, SparseBlockMatrix};
+use nonsmooth_numerics::mlcp::{MlcpMethod, MlcpSolver};
+use nonsmooth_numerics::relay::{RelayMethod, RelaySolver};
 
 use super::moreau_jean::MoreauJeanOsi;
+
+mod first_order;
 use crate::KernelError;
 use crate::model::{InteractionId, NonsmoothLaw, Nsds};
+pub(crate) use first_order::first_order_interactions;
 
 /// Storage of the one-step problem's matrix handed to the solver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,6 +42,8 @@ pub enum MatrixStorage {
 
 enum Solver {
     Lcp(Box<dyn LcpSolver + Send>),
+    Relay(Box<dyn RelaySolver + Send>),
+    Mlcp(Box<dyn MlcpSolver + Send>),
     Fc2d(Fc2dSolver),
     Fc3d(Box<dyn Fc3dSolver + Send>),
 }
@@ -49,8 +56,14 @@ enum Fc2dSolver {
 /// Which problem the interactions form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OsnsKind {
-    /// Linear complementarity problem (Newton impact laws).
+    /// Linear complementarity problem (Newton impact laws of second-order systems,
+    /// complementarity laws of first-order ones).
     Lcp,
+    /// Relay problem (relay laws of first-order systems).
+    Relay,
+    /// Mixed linear complementarity problem (equality, mixed and complementarity laws of
+    /// first-order systems; the equality rows of all interactions go first).
+    Mlcp,
     /// 2D frictional contact (Newton impact + Coulomb friction laws of dimension 2).
     FrictionContact2d,
     /// 3D frictional contact (laws of dimension 3).
@@ -128,6 +141,23 @@ impl OneStepNsProblem {
         Self::lcp(LcpMethod::Lemke(LemkeOptions::default().with_tolerance(1e-6).with_max_iterations(10_000)))
     }
 
+    /// A relay problem solved by `method`, dense, warm started from the previous `λ` (as
+    /// Siconos' kernel passes its persistent `z` to the relay solvers).
+    ///
+    /// # Errors
+    /// [`KernelError::Numerics`] when the method's options are invalid.
+    pub fn relay(method: RelayMethod) -> Result<Self, KernelError> {
+        Ok(Self::with_solver(Solver::Relay(method.build()?), OsnsKind::Relay, MatrixStorage::Dense, true))
+    }
+
+    /// An MLCP solved by `method`, dense (Siconos' default MLCP solver is the enumeration).
+    ///
+    /// # Errors
+    /// [`KernelError::Numerics`] when the method's options are invalid.
+    pub fn mlcp(method: MlcpMethod) -> Result<Self, KernelError> {
+        Ok(Self::with_solver(Solver::Mlcp(method.build()?), OsnsKind::Mlcp, MatrixStorage::Dense, true))
+    }
+
     /// A 2D frictional-contact problem solved by Siconos' dense NSGS (`fc2d_nsgs_dense`,
     /// Siconos' default for the kernel's `FrictionContact(2)`: tolerance 1e-4, 1000 sweeps,
     /// from zero).
@@ -197,11 +227,23 @@ impl OneStepNsProblem {
     pub(crate) fn check_laws(&self, nsds: &Nsds) -> Result<(), KernelError> {
         for id in nsds.interaction_ids() {
             let law = nsds.interaction_ref(id).law;
+            let first = nsds.interaction_ref(id).is_first_order();
             let ok = matches!(
-                (self.kind, law),
-                (OsnsKind::Lcp, NonsmoothLaw::NewtonImpact { .. })
-                    | (OsnsKind::FrictionContact2d, NonsmoothLaw::NewtonImpactFriction { dimension: 2, .. })
-                    | (OsnsKind::FrictionContact3d, NonsmoothLaw::NewtonImpactFriction { dimension: 3, .. })
+                (self.kind, law, first),
+                (OsnsKind::Lcp, NonsmoothLaw::NewtonImpact { .. }, false)
+                    | (OsnsKind::Lcp, NonsmoothLaw::Complementarity { .. }, true)
+                    | (OsnsKind::Relay, NonsmoothLaw::Relay { .. }, true)
+                    | (
+                        OsnsKind::Mlcp,
+                        NonsmoothLaw::Complementarity { .. }
+                            | NonsmoothLaw::Equality { .. }
+                            | NonsmoothLaw::MixedComplementarity { .. },
+                        true
+                    )
+            ) || matches!(
+                (self.kind, law, first),
+                (OsnsKind::FrictionContact2d, NonsmoothLaw::NewtonImpactFriction { dimension: 2, .. }, false)
+                    | (OsnsKind::FrictionContact3d, NonsmoothLaw::NewtonImpactFriction { dimension: 3, .. }, false)
             );
             if !ok {
                 return Err(KernelError::InvalidModel(format!(
@@ -374,6 +416,11 @@ impl OneStepNsProblem {
                 self.q = q;
                 self.mu = mu;
                 report
+            }
+            Solver::Relay(_) | Solver::Mlcp(_) => {
+                return Err(KernelError::InvalidModel(
+                    "relay and MLCP problems hold first-order interactions, not impact laws".into(),
+                ));
             }
             Solver::Fc3d(solver) => {
                 let problem = Fc3dProblem::new(matrix, q, std::mem::take(&mut self.mu))?;

@@ -3,10 +3,12 @@
 
 use nonsmooth_numerics::SolverReport;
 
+use super::euler_moreau::EulerMoreauOsi;
 use super::moreau_jean::MoreauJeanOsi;
 use super::osns::OneStepNsProblem;
+use super::osns::first_order_interactions;
 use crate::KernelError;
-use crate::model::{InteractionId, Nsds};
+use crate::model::{DynamicalSystem, FirstOrderRelationKind, InteractionId, Nsds, Relation};
 
 /// The time grid `t_k = t0 + k h` up to `t_end` (Siconos' `TimeDiscretisation`: each step's
 /// length is `t_{k+1} − t_k` computed in floating point, as Siconos 4.4 does).
@@ -52,6 +54,49 @@ impl TimeDiscretisation {
     pub fn t_end(&self) -> f64 {
         self.t_end
     }
+}
+
+/// The one-step integrator of a [`TimeStepping`] (a closed choice: Moreau–Jean for
+/// second-order systems, Euler–Moreau for first-order ones).
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Integrator {
+    /// [`MoreauJeanOsi`]: second-order systems, velocity-level problems.
+    MoreauJean(MoreauJeanOsi),
+    /// [`EulerMoreauOsi`]: first-order systems, level-0 problems.
+    EulerMoreau(EulerMoreauOsi),
+}
+
+impl From<MoreauJeanOsi> for Integrator {
+    fn from(osi: MoreauJeanOsi) -> Self {
+        Integrator::MoreauJean(osi)
+    }
+}
+
+impl From<EulerMoreauOsi> for Integrator {
+    fn from(osi: EulerMoreauOsi) -> Self {
+        Integrator::EulerMoreau(osi)
+    }
+}
+
+/// The Moreau–Jean integrator of a simulation known to hold one.
+macro_rules! mj {
+    ($osi:expr) => {
+        match $osi {
+            Integrator::MoreauJean(o) => o,
+            Integrator::EulerMoreau(_) => unreachable!("a Moreau–Jean step runs with a Moreau–Jean integrator"),
+        }
+    };
+}
+
+/// The Euler–Moreau integrator of a simulation known to hold one.
+macro_rules! em {
+    ($osi:expr) => {
+        match $osi {
+            Integrator::EulerMoreau(o) => o,
+            Integrator::MoreauJean(_) => unreachable!("an Euler–Moreau step runs with an Euler–Moreau integrator"),
+        }
+    };
 }
 
 /// What a simulation does when a one-step problem or a Newton loop does not converge.
@@ -137,7 +182,7 @@ pub struct StepReport {
 #[derive(Debug)]
 pub struct TimeStepping {
     nsds: Nsds,
-    osi: MoreauJeanOsi,
+    osi: Integrator,
     osns: OneStepNsProblem,
     grid: TimeDiscretisation,
     options: TimeSteppingOptions,
@@ -156,11 +201,12 @@ impl TimeStepping {
     /// error of the user functions at `t0`.
     pub fn new(
         nsds: Nsds,
-        osi: MoreauJeanOsi,
+        osi: impl Into<Integrator>,
         osns: OneStepNsProblem,
         grid: TimeDiscretisation,
         options: TimeSteppingOptions,
     ) -> Result<Self, KernelError> {
+        let osi = osi.into();
         if !options.newton_tolerance.is_finite() || options.newton_tolerance <= 0.0 {
             return Err(KernelError::InvalidOption { name: "newton_tolerance", reason: "must be finite and positive" });
         }
@@ -182,14 +228,41 @@ impl TimeStepping {
         self.osns.check_laws(&self.nsds)?;
         let t = self.time();
         let h0 = self.grid.time(1) - self.grid.time(0);
-        self.osi.prepare(&self.nsds);
-        self.osi.compute_w(&mut self.nsds, t, h0)?;
-        if self.k == 0 {
-            self.osi.initialize_forces(&mut self.nsds, t)?;
-        }
-        let ids: Vec<InteractionId> = self.nsds.interaction_ids().collect();
-        for id in ids {
-            self.nsds.update_output(id, t)?;
+        let first_order =
+            self.nsds.ds_graph().node_weights().filter(|d| matches!(d, DynamicalSystem::FirstOrder(_))).count();
+        let second_order = self.nsds.number_of_ds() - first_order;
+        match &mut self.osi {
+            Integrator::MoreauJean(osi) => {
+                if first_order > 0 {
+                    return Err(KernelError::InvalidModel(
+                        "Moreau–Jean integrates second-order systems; the model has first-order ones".into(),
+                    ));
+                }
+                osi.prepare(&self.nsds);
+                osi.compute_w(&mut self.nsds, t, h0)?;
+                if self.k == 0 {
+                    osi.initialize_forces(&mut self.nsds, t)?;
+                }
+                let ids: Vec<InteractionId> = self.nsds.interaction_ids().collect();
+                for id in ids {
+                    self.nsds.update_output(id, t)?;
+                }
+            }
+            Integrator::EulerMoreau(osi) => {
+                if second_order > 0 {
+                    return Err(KernelError::InvalidModel(
+                        "Euler–Moreau integrates first-order systems; the model has second-order ones".into(),
+                    ));
+                }
+                osi.prepare(&mut self.nsds);
+                if self.k == 0 {
+                    osi.initialize(&mut self.nsds, t)?;
+                }
+                let ids = first_order_interactions(&self.nsds);
+                for &id in &ids {
+                    self.nsds.first_order_output(id, t)?;
+                }
+            }
         }
         self.seen_topology = self.nsds.topology_version;
         Ok(())
@@ -227,7 +300,7 @@ impl TimeStepping {
     }
 
     /// The integrator.
-    pub fn osi(&self) -> &MoreauJeanOsi {
+    pub fn osi(&self) -> &Integrator {
         &self.osi
     }
 
@@ -255,6 +328,14 @@ impl TimeStepping {
     /// of user functions.
     pub fn step(&mut self) -> Result<StepReport, KernelError> {
         self.refresh_topology()?;
+        match self.osi {
+            Integrator::MoreauJean(_) => self.step_moreau_jean(),
+            Integrator::EulerMoreau(_) => self.step_euler_moreau(),
+        }
+    }
+
+    /// One Moreau–Jean step (see the type's documentation).
+    fn step_moreau_jean(&mut self) -> Result<StepReport, KernelError> {
         let t_old = self.grid.time(self.k);
         let t = self.grid.time(self.k + 1);
         let h = t - t_old;
@@ -266,22 +347,22 @@ impl TimeStepping {
         self.update_index_set(h);
 
         // Newton loop (a single pass for linear models).
-        let linear = self.osi.all_linear() && self.all_relations_linear();
-        let mut residual = self.osi.compute_residu(&mut self.nsds, t_old, t, h)?;
+        let linear = mj!(&self.osi).all_linear() && self.all_relations_linear();
+        let mut residual = mj!(&mut self.osi).compute_residu(&mut self.nsds, t_old, t, h)?;
         let mut iterations = 0;
         let mut converged = linear;
         let mut osns_report;
         loop {
             iterations += 1;
             if !linear {
-                self.osi.compute_w(&mut self.nsds, t, h)?;
+                mj!(&mut self.osi).compute_w(&mut self.nsds, t, h)?;
                 let active: Vec<InteractionId> = self.nsds.active.clone();
                 for id in active {
                     self.nsds.update_jacobian(id, t)?;
                 }
             }
-            self.osi.compute_free_state(&mut self.nsds);
-            osns_report = self.osns.compute(&mut self.nsds, &self.osi, t, linear)?;
+            mj!(&mut self.osi).compute_free_state(&mut self.nsds);
+            osns_report = self.osns.compute(&mut self.nsds, mj!(&self.osi), t, linear)?;
             if let Some(report) = osns_report
                 && !report.is_converged()
             {
@@ -291,12 +372,12 @@ impl TimeStepping {
                 }
             }
             self.update_input();
-            self.osi.update_state(&mut self.nsds, h);
+            mj!(&mut self.osi).update_state(&mut self.nsds, h);
             self.update_outputs(t)?;
             if linear {
                 break;
             }
-            residual = self.osi.compute_residu(&mut self.nsds, t_old, t, h)?;
+            residual = mj!(&mut self.osi).compute_residu(&mut self.nsds, t_old, t, h)?;
             if residual <= self.options.newton_tolerance {
                 converged = true;
                 break;
@@ -314,7 +395,7 @@ impl TimeStepping {
         self.total_newton += iterations;
 
         // Commit the step.
-        self.osi.swap_memories(&mut self.nsds, t)?;
+        mj!(&mut self.osi).swap_memories(&mut self.nsds, t)?;
         self.k += 1;
         Ok(StepReport {
             step,
@@ -327,14 +408,111 @@ impl TimeStepping {
         })
     }
 
+    /// One Euler–Moreau step (first-order systems; digest E3-E7): every interaction takes part
+    /// (index set 0); linear systems and relations take one pass.
+    fn step_euler_moreau(&mut self) -> Result<StepReport, KernelError> {
+        let t_old = self.grid.time(self.k);
+        let t = self.grid.time(self.k + 1);
+        let h = t - t_old;
+        let h0 = self.grid.time(1) - self.grid.time(0);
+        let step = self.k + 1;
+        let ids = first_order_interactions(&self.nsds);
+        let relations_linear = ids.iter().all(|&id| {
+            matches!(&self.nsds.interaction_ref(id).relation, Relation::FirstOrder(r) if r.kind() == FirstOrderRelationKind::Linear)
+        });
+        let em = em!(&self.osi);
+        let linear = em.all_linear() && relations_linear;
+        if em.options().gamma_for_relation && !linear {
+            return Err(KernelError::InvalidModel(
+                "the full θ-γ scheme (gamma_for_relation) needs linear systems and relations".into(),
+            ));
+        }
+        // The problem's matrix is built once (with t₁ − t₀, as Siconos) when every operator is
+        // constant.
+        let constant = linear
+            && em.all_time_invariant()
+            && ids.iter().all(|&id| self.nsds.interaction_ref(id).is_linear_time_invariant());
+        let h_block = if constant { h0 } else { h };
+
+        for &id in &ids {
+            self.nsds.linearize_first_order(id, t)?;
+        }
+        let k_terms = self.nsds.first_order_k_terms(&ids);
+        em!(&mut self.osi).compute_w(&mut self.nsds, t, h, &k_terms)?;
+        let mut residual = em!(&mut self.osi).compute_residu(&mut self.nsds, t_old, t, h)?;
+        let mut iterations = 0;
+        let mut converged = linear;
+        let mut osns_report;
+        loop {
+            iterations += 1;
+            em!(&mut self.osi).compute_free_state(&mut self.nsds, h);
+            if !relations_linear {
+                // x_p = x_free + hγ W⁻¹ (g(x^α, λ^α) − B λ^α), per system of each interaction.
+                for &id in &ids {
+                    let ds: Vec<_> = self.nsds.interaction_ref(id).ds().to_vec();
+                    for (j, d) in ds.into_iter().enumerate() {
+                        let mut term = self.nsds.first_order_partial_term(id, j);
+                        em!(&mut self.osi).add_to_partial(d, h, &mut term);
+                    }
+                }
+            }
+            osns_report = self.osns.compute_first_order(&mut self.nsds, em!(&self.osi), t, h_block, constant)?;
+            if let Some(report) = osns_report
+                && !report.is_converged()
+                && self.options.on_nonconvergence == NonConvergencePolicy::Fail
+            {
+                return Err(KernelError::NotConverged { time: t, step, report });
+            }
+            self.nsds.accumulate_first_order_inputs(&ids);
+            em!(&mut self.osi).update_state(&mut self.nsds, h);
+            for &id in &ids {
+                self.nsds.first_order_output(id, t)?;
+            }
+            if linear {
+                break;
+            }
+            for &id in &ids {
+                self.nsds.linearize_first_order(id, t)?;
+            }
+            let k_terms = self.nsds.first_order_k_terms(&ids);
+            em!(&mut self.osi).compute_w(&mut self.nsds, t, h, &k_terms)?;
+            residual = em!(&mut self.osi).compute_residu(&mut self.nsds, t_old, t, h)?;
+            if residual <= self.options.newton_tolerance {
+                converged = true;
+                break;
+            }
+            if iterations >= self.options.newton_max_iterations {
+                break;
+            }
+        }
+        if !converged && self.options.on_nonconvergence == NonConvergencePolicy::Fail {
+            return Err(KernelError::NewtonNotConverged { time: t, step, iterations, residual });
+        }
+        if !converged || osns_report.is_some_and(|r| !r.is_converged()) {
+            self.nonconverged += 1;
+        }
+        self.total_newton += iterations;
+        em!(&mut self.osi).swap_memories(&mut self.nsds, t)?;
+        self.k += 1;
+        Ok(StepReport {
+            step,
+            time: t,
+            newton_iterations: iterations,
+            newton_residual: if linear { 0.0 } else { residual },
+            newton_converged: converged,
+            active: ids.len(),
+            osns: osns_report,
+        })
+    }
+
     fn all_relations_linear(&self) -> bool {
-        self.nsds.interaction_graph().node_weights().all(|i| i.relation.is_linear_time_invariant())
+        self.nsds.interaction_graph().node_weights().all(|i| i.is_linear_time_invariant())
     }
 
     /// Index set 1: keeps the order of interactions that stay active, appends those that
     /// become active, and zeroes `λ[1]` of those that leave (Siconos 4.4).
     fn update_index_set(&mut self, h: f64) {
-        let osi = &self.osi;
+        let osi = mj!(&self.osi);
         let mut active = std::mem::take(&mut self.nsds.active);
         active.retain(|&id| {
             let inter = self.nsds.interaction_mut(id);

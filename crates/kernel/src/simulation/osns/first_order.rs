@@ -1,0 +1,316 @@
+//! The one-step problems of first-order systems at level 0 (Siconos' `LinearOSNS` with
+//! `EulerMoreauOSI`; seed `000_b50ea4bc6edb00b3.txt` lines 12-253, digest E7 and N1):
+//! on every interaction (index set 0, in slot order),
+//!
+//! `y = M λ + q`, `M_αα = D_α + Σ_j (h C_α^j)(W_j⁻¹ (γ B_α^j))`,
+//! `M_αβ = Σ_{j shared} (h C_α^j)(W_j⁻¹ (γ B_β^j))`, `q_α = y_p^α`,
+//!
+//! with `y_p = C x_free + e` for linear relations and `y_p = h(x^α, λ^α) + C(x_p − x^α) − D λ^α`
+//! otherwise. The `γ` factor is there only with an explicit γ (as in Siconos). The LCP, relay
+//! or MLCP is then solved and `λ[0]` stored in the interactions; for an MLCP the equality rows of
+//! all interactions are put first.
+
+use faer::Mat;
+
+use super::{OneStepNsProblem, Solver};
+use crate::KernelError;
+use crate::model::{FirstOrderRelationKind, InteractionId, NonsmoothLaw, Nsds, Relation};
+use crate::simulation::euler_moreau::EulerMoreauOsi;
+use nonsmooth_numerics::SolverReport;
+use nonsmooth_numerics::lcp::LcpProblem;
+use nonsmooth_numerics::matrix::NumericsMatrix;
+use nonsmooth_numerics::mlcp::{MlcpMatrixForm, MlcpProblem};
+use nonsmooth_numerics::relay::RelayProblem;
+
+/// The first-order interactions (index set 0), in slot order.
+pub(crate) fn first_order_interactions(nsds: &Nsds) -> Vec<InteractionId> {
+    (0..nsds.interaction_bound())
+        .filter_map(|i| nsds.interaction_at(i))
+        .filter(|&id| nsds.interaction_ref(id).is_first_order())
+        .collect()
+}
+
+impl OneStepNsProblem {
+    /// Assembles and solves the level-0 problem of the first-order interactions; `h_block` is
+    /// the step used in the matrix (`t₁ − t₀` when it is built once). Returns `None` without
+    /// interactions.
+    pub(crate) fn compute_first_order(
+        &mut self,
+        nsds: &mut Nsds,
+        osi: &EulerMoreauOsi,
+        t: f64,
+        h_block: f64,
+        constant_operators: bool,
+    ) -> Result<Option<SolverReport>, KernelError> {
+        let ids = first_order_interactions(nsds);
+        self.last_size = 0;
+        if ids.is_empty() {
+            return Ok(None);
+        }
+        self.positions.clear();
+        let mut n = 0;
+        for &id in &ids {
+            self.positions.push(n);
+            n += nsds.interaction_ref(id).size;
+        }
+        self.last_size = n;
+
+        let gamma_for_relation = osi.options().gamma_for_relation;
+        // x_k of every system (the full θ-γ scheme needs them).
+        let x_memories: Vec<Option<Vec<f64>>> = if gamma_for_relation {
+            (0..nsds.ds_bound())
+                .map(|i| nsds.ds_at(i).and_then(|d| nsds.first_order_ds(d).ok()).map(|d| d.state().x_memory().to_vec()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        // q = y_p.
+        self.q.clear();
+        self.q.resize(n, 0.0);
+        for (k, &id) in ids.iter().enumerate() {
+            let pos = self.positions[k];
+            let inter = nsds.interaction_mut(id);
+            let m = inter.size;
+            let work = inter.first_order.as_mut().expect("a first-order interaction");
+            let Relation::FirstOrder(relation) = &mut inter.relation else {
+                unreachable!("a first-order interaction has a first-order relation")
+            };
+            // Gather the partial states (the free states for linear relations; with the full
+            // θ-γ scheme, γ x_free + (1−γ) x_k).
+            let mut off = 0;
+            for &d in &inter.ds {
+                let xp = osi.x_partial(d);
+                let len = xp.len();
+                if gamma_for_relation {
+                    let x_memory = x_memories[d.index()].as_deref().expect("a first-order system");
+                    osi.x_gamma(d, x_memory, &mut work.x_work[off..off + len]);
+                } else {
+                    work.x_work[off..off + len].copy_from_slice(xp);
+                }
+                off += len;
+            }
+            let q_alpha = &mut self.q[pos..pos + m];
+            if relation.kind() == FirstOrderRelationKind::Linear || gamma_for_relation {
+                if relation.kind() != FirstOrderRelationKind::Linear {
+                    return Err(KernelError::InvalidModel(
+                        "the full θ-γ scheme (gamma_for_relation) needs linear relations".into(),
+                    ));
+                }
+                // y_p = C x_free + e: the output at λ = 0.
+                let zeros = vec![0.0; m];
+                relation.output(t, &work.x_work, &zeros, q_alpha)?;
+            } else {
+                // y_p = h(x^α, λ^α) + C (x_p − x^α) − D λ^α (x^α, h, C, D from the last
+                // linearization).
+                q_alpha.copy_from_slice(&work.h_alpha);
+                for (i, qi) in q_alpha.iter_mut().enumerate() {
+                    let mut s = 0.0;
+                    for j in 0..work.x_work.len() {
+                        s += work.c[(i, j)] * (work.x_work[j] - work.x_alpha[j]);
+                    }
+                    let mut dl = 0.0;
+                    for j in 0..m {
+                        dl += work.d[(i, j)] * work.lambda_alpha[j];
+                    }
+                    *qi += s - dl;
+                }
+            }
+        }
+
+        // The matrix, reused while the operators and the interactions are unchanged.
+        let reuse = constant_operators
+            && self.cache.is_some()
+            && self.cache_topology == nsds.topology_version
+            && self.cache_active == ids;
+        let matrix = match (&self.cache, reuse) {
+            (Some(m), true) => m.clone(),
+            _ => {
+                let m = NumericsMatrix::Dense(self.first_order_matrix(nsds, osi, &ids, n, h_block));
+                if constant_operators {
+                    self.cache = Some(m.clone());
+                    self.cache_active.clear();
+                    self.cache_active.extend_from_slice(&ids);
+                    self.cache_topology = nsds.topology_version;
+                } else {
+                    self.cache = None;
+                }
+                m
+            }
+        };
+
+        // Warm start from λ[0].
+        self.z.clear();
+        self.z.resize(n, 0.0);
+        if self.warm_start {
+            for (k, &id) in ids.iter().enumerate() {
+                let pos = self.positions[k];
+                let inter = nsds.interaction_ref(id);
+                self.z[pos..pos + inter.size].copy_from_slice(&inter.lambda[0]);
+            }
+        }
+        self.w.clear();
+        self.w.resize(n, 0.0);
+
+        let q = std::mem::take(&mut self.q);
+        let report = match &mut self.solver {
+            Solver::Lcp(solver) => {
+                let problem = LcpProblem::new(matrix, q)?;
+                let report = solver.solve(&problem, &mut self.z, &mut self.w)?;
+                self.q = problem.into_parts().1;
+                report
+            }
+            Solver::Relay(solver) => {
+                let (mut lb, mut ub) = (Vec::with_capacity(n), Vec::with_capacity(n));
+                for &id in &ids {
+                    let inter = nsds.interaction_ref(id);
+                    let NonsmoothLaw::Relay { lower, upper, .. } = inter.law else {
+                        return Err(KernelError::InvalidModel("a relay problem holds relay laws only".into()));
+                    };
+                    lb.extend(std::iter::repeat_n(lower, inter.size));
+                    ub.extend(std::iter::repeat_n(upper, inter.size));
+                }
+                let problem = RelayProblem::new(matrix, q, lb, ub)?;
+                let report = solver.solve(&problem, &mut self.z, &mut self.w)?;
+                self.q = problem.into_parts().1;
+                report
+            }
+            Solver::Mlcp(solver) => {
+                // Equality rows first: a permutation of rows and columns.
+                let mut equality = Vec::with_capacity(n);
+                for &id in &ids {
+                    let inter = nsds.interaction_ref(id);
+                    let eq = match inter.law {
+                        NonsmoothLaw::Equality { size } => size,
+                        NonsmoothLaw::MixedComplementarity { equalities, .. } => equalities,
+                        _ => 0,
+                    };
+                    equality.extend((0..inter.size).map(|i| i < eq));
+                }
+                let mut order: Vec<usize> = (0..n).filter(|&i| equality[i]).collect();
+                let n_eq = order.len();
+                order.extend((0..n).filter(|&i| !equality[i]));
+                let dense = match &matrix {
+                    NumericsMatrix::Dense(m) => m,
+                    _ => unreachable!("first-order problems are assembled dense"),
+                };
+                let permuted = Mat::from_fn(n, n, |i, j| dense[(order[i], order[j])]);
+                let q_perm: Vec<f64> = order.iter().map(|&i| q[i]).collect();
+                let mut z_perm: Vec<f64> = order.iter().map(|&i| self.z[i]).collect();
+                let mut w_perm = vec![0.0; n];
+                let form = MlcpMatrixForm::new(NumericsMatrix::Dense(permuted), q_perm, n_eq, n - n_eq);
+                let problem = MlcpProblem::new(n_eq, n - n_eq, Some(form), None)?;
+                let report = solver.solve(&problem, &mut z_perm, &mut w_perm)?;
+                for (k, &i) in order.iter().enumerate() {
+                    self.z[i] = z_perm[k];
+                    self.w[i] = w_perm[k];
+                }
+                self.q = q;
+                report
+            }
+            Solver::Fc2d(_) | Solver::Fc3d(_) => {
+                return Err(KernelError::InvalidModel(
+                    "frictional-contact problems hold impact laws of second-order systems".into(),
+                ));
+            }
+        };
+        for (k, &id) in ids.iter().enumerate() {
+            let pos = self.positions[k];
+            let inter = nsds.interaction_mut(id);
+            let m = inter.size;
+            inter.lambda[0].copy_from_slice(&self.z[pos..pos + m]);
+        }
+        Ok(Some(report))
+    }
+
+    /// `M_αβ = δ_αβ D_α + Σ_j (h C_α^j)(W_j⁻¹ (γ B_β^j))`, dense.
+    fn first_order_matrix(
+        &self,
+        nsds: &Nsds,
+        osi: &EulerMoreauOsi,
+        ids: &[InteractionId],
+        n: usize,
+        h: f64,
+    ) -> Mat<f64> {
+        // Siconos scales B by γ with `_useGamma` or `_useGammaForRelation`.
+        let gamma = osi.options().gamma;
+        // W_j⁻¹ (γ B_α^j), one column per component of λ_α, per interaction and system.
+        let right: Vec<Vec<Vec<f64>>> = ids
+            .iter()
+            .map(|&id| {
+                let inter = nsds.interaction_ref(id);
+                let work = inter.first_order.as_ref().expect("a first-order interaction");
+                let mut off = 0;
+                inter
+                    .ds
+                    .iter()
+                    .map(|&d| {
+                        let nj = osi.x_free(d).len();
+                        let mut x = vec![0.0; nj * inter.size];
+                        for l in 0..inter.size {
+                            let col = &mut x[l * nj..(l + 1) * nj];
+                            for (c, xc) in col.iter_mut().enumerate() {
+                                let b = work.b[(off + c, l)];
+                                *xc = match gamma {
+                                    Some(g) => b * g,
+                                    None => b,
+                                };
+                            }
+                            osi.solve_w(d, col);
+                        }
+                        off += nj;
+                        x
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut position = vec![usize::MAX; nsds.interaction_bound()];
+        for (k, &id) in ids.iter().enumerate() {
+            position[id.index()] = k;
+        }
+        let mut m = Mat::<f64>::zeros(n, n);
+        // (h C_α^j)(right_β^j) added into block (α, β).
+        let add_block = |m: &mut Mat<f64>, ka: usize, kb: usize, ja: usize, jb: usize| {
+            let (a, b) = (ids[ka], ids[kb]);
+            let ia = nsds.interaction_ref(a);
+            let ib = nsds.interaction_ref(b);
+            let wa = ia.first_order.as_ref().expect("a first-order interaction");
+            let off_a: usize = ia.ds[..ja].iter().map(|&d| osi.x_free(d).len()).sum();
+            let x = &right[kb][jb];
+            let nj = x.len() / ib.size;
+            for i in 0..ia.size {
+                for l in 0..ib.size {
+                    let col = &x[l * nj..(l + 1) * nj];
+                    let mut s = 0.0;
+                    for (c, xc) in col.iter().enumerate() {
+                        s += (h * wa.c[(i, off_a + c)]) * xc;
+                    }
+                    m[(self.positions[ka] + i, self.positions[kb] + l)] += s;
+                }
+            }
+        };
+        for (ka, &a) in ids.iter().enumerate() {
+            let ia = nsds.interaction_ref(a);
+            let wa = ia.first_order.as_ref().expect("a first-order interaction");
+            let pa = self.positions[ka];
+            for i in 0..ia.size {
+                for l in 0..ia.size {
+                    m[(pa + i, pa + l)] = wa.d[(i, l)];
+                }
+            }
+            for ja in 0..ia.ds.len() {
+                add_block(&mut m, ka, ka, ja, ja);
+            }
+            for (b, d) in nsds.linked_interactions(a) {
+                let kb = position[b.index()];
+                if kb == usize::MAX {
+                    continue;
+                }
+                let ib = nsds.interaction_ref(b);
+                let ja = ia.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
+                let jb = ib.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
+                add_block(&mut m, ka, kb, ja, jb);
+            }
+        }
+        m
+    }
+}
