@@ -723,4 +723,39 @@ impl Nsds {
             })
             .collect()
     }
+
+    /// Newton residuals of the relations of first-order interactions `ids`, after
+    /// [`Nsds::linearize_first_order`] at the new iterate: `max_DS ‖r − Σ_α g_α(x, λ)‖₂` and
+    /// `max_α ‖y_lin − h(x, λ)‖₂`, `y_lin` being the one-step problem's `w` (Siconos'
+    /// `_newtonResiduRMax` and `_newtonResiduYMax`).
+    pub(crate) fn first_order_relation_residuals(&self, ids: &[InteractionId], y_lin: &[Vec<f64>]) -> (f64, f64) {
+        let mut sums: Vec<Option<Vec<f64>>> = vec![None; self.ds_bound()];
+        let mut residual_y = 0.0f64;
+        for (k, &id) in ids.iter().enumerate() {
+            let inter = &self.interaction_graph[id.0];
+            let work = inter.first_order.as_ref().expect("a first-order interaction");
+            let mut off = 0;
+            for &d in &inter.ds {
+                let n = self.ds_graph[d.0].first().expect("first-order systems").size();
+                let sum = sums[d.index()].get_or_insert_with(|| vec![0.0; n]);
+                for (c, sc) in sum.iter_mut().enumerate() {
+                    *sc += work.g_alpha[off + c];
+                }
+                off += n;
+            }
+            if let Some(y) = y_lin.get(k) {
+                let e: f64 = y.iter().zip(&work.h_alpha).map(|(a, b)| (a - b) * (a - b)).sum();
+                residual_y = residual_y.max(e.sqrt());
+            }
+        }
+        let mut residual_r = 0.0f64;
+        for (i, sum) in sums.iter().enumerate() {
+            if let (Some(sum), Some(node)) = (sum, self.ds_graph.node_weight(NodeIndex::new(i))) {
+                let r = &node.first().expect("first-order systems").state().r;
+                let e: f64 = r.iter().zip(sum).map(|(a, b)| (a - b) * (a - b)).sum();
+                residual_r = residual_r.max(e.sqrt());
+            }
+        }
+        (residual_r, residual_y)
+    }
 }

@@ -218,6 +218,17 @@ impl OneStepNsProblem {
         self.kind
     }
 
+    /// `w = M z + q` of the last problem, split per interaction (in the problem's order).
+    pub(crate) fn last_w_blocks(&self) -> Vec<Vec<f64>> {
+        let n = self.last_size;
+        (0..self.positions.len())
+            .map(|k| {
+                let end = self.positions.get(k + 1).copied().unwrap_or(n);
+                self.w[self.positions[k]..end].to_vec()
+            })
+            .collect()
+    }
+
     /// Size of the last problem solved (0 when no interaction was active).
     pub fn last_size(&self) -> usize {
         self.last_size
