@@ -441,7 +441,9 @@ impl Nsds {
     /// # Errors
     /// [`KernelError::UnknownDs`].
     pub fn interactions_of(&self, ds: DsId) -> Result<Vec<InteractionId>, KernelError> {
-        self.ds(ds)?;
+        if ds.1 != self.model || !self.ds_graph.contains_node(ds.0) {
+            return Err(KernelError::UnknownDs(ds.index()));
+        }
         Ok(self.ds_graph.edges(ds.0).map(|e| *e.weight()).collect())
     }
 
