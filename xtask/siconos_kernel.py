@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Times Siconos 4.4's Moreau-Jean time-stepping on the kernel benchmark models of nonsmooth.
+"""Times Siconos 4.4's time-stepping on the kernel benchmark models of nonsmooth.
 
 Run by `cargo xtask bench-report` with the system interpreter (`/usr/bin/python3`, which has the
 Debian package python3-siconos):
@@ -19,11 +19,23 @@ time-stepping - exact set-up" (the same as `benches/benches/kernel.rs`):
 * `beads_stack`: the same with R = 0.125 and z_i = R + 2R i (every gap exactly 0); 1000 steps,
   but only 100 steps for N = 1000.
 
-Every model uses MoreauJeanOSI(theta = 0.5), TimeDiscretisation(0, h) and the kernel's default
-LCP (Lemke). For every case the script first runs one instrumented, untimed simulation that
-records the active contacts of each step (the LCP size `getSizeOutput()` when
-`hasInteractions()`, else 0: Siconos skips the LCP, and leaves the size of the previous one, when
-no interaction is active) and the final state. Then it times, on a newly built model each time,
+These use MoreauJeanOSI(theta = 0.5), TimeDiscretisation(0, h) and the kernel's default LCP
+(Lemke). The first-order models of ../shared/data/reference/README.md (issue 5), n = 1, use
+EulerMoreauOSI(0.5):
+
+* `diode_bridge` (Siconos' DiodeBridge): FirstOrderLinearDS x0 = (10, 0),
+  A = [[0, -1/C], [1/L, 0]] with L = 1e-2, C = 1e-6; FirstOrderLinearTIR(C, B) with its D
+  (R = 1e3), ComplementarityConditionNSL(4), the default LCP() (Lemke); the double time step
+  h = 1e-6 (as Siconos' Python driver), T = 5e-3: 5000 steps.
+* `relay` (Siconos' SimpleExampleRelay): FirstOrderLinearDS x0 = (1, -1), A = 0;
+  FirstOrderLinearR C = I, B = 2I, D = 0; RelayNSL(2); Relay(SICONOS_RELAY_PGS); h = 1e-3,
+  T = 0.8: 800 steps.
+
+For every case the script first runs one instrumented, untimed simulation that records the
+active contacts of each step (the LCP size `getSizeOutput()` when `hasInteractions()`, else 0:
+Siconos skips the LCP, and leaves the size of the previous one, when no interaction is active;
+for the first-order cases the number of interactions of the problem, index set 0, i.e. 1) and
+the final state. Then it times, on a newly built model each time,
 only the loop `while s.hasNextEvent(): s.computeOneStep(); s.nextStep()` with
 `time.perf_counter`: `--reps` times, stopping early once the loops took `--max-seconds`.
 `--quick` keeps N <= 100 and one timed repetition.
@@ -35,7 +47,8 @@ One JSON line per case is written to RESULTS.jsonl:
 
 with the same summary fields as `cargo run -p nonsmooth-benches --bin kernel-summary`
 (for the ball n = 1 and z is q[0]; `active_mean` is the mean over all steps; the ball line also
-has `steps_with_impulse`, the steps where lambda > 0). `seconds` is the median loop time,
+has `steps_with_impulse`, the steps where lambda > 0; for the first-order cases z_bottom, z_top,
+sum_z and sum_v are x[0], x[-1], sum(x) and sum(lambda(0)) of the final state). `seconds` is the median loop time,
 `deterministic` says whether every timed run ended in the final state of the instrumented run.
 """
 
@@ -47,6 +60,7 @@ import time
 
 import numpy as np
 import siconos.kernel as sk
+import siconos.numerics as sn
 
 from siconos_common import repeat_timed
 
@@ -58,12 +72,14 @@ THETA = 0.5
 class Model:
     """A built simulation: the TimeStepping, its LCP, the beads (or the ball) and the interactions."""
 
-    def __init__(self, simulation, lcp, bodies, interactions, nsds):
+    def __init__(self, simulation, lcp, bodies, interactions, nsds, first_order=False):
         self.simulation = simulation
         self.lcp = lcp
         self.bodies = bodies
         self.interactions = interactions
         self.nsds = nsds
+        # First-order (EulerMoreauOSI) model: one system x, every interaction in every problem.
+        self.first_order = first_order
 
 
 def simulation(nsds, h):
@@ -124,17 +140,72 @@ def beads_stack(n):
     return beads(n, r, lambda i: r + 2.0 * r * i, 100 if n >= 1000 else 1000)
 
 
+def first_order_simulation(nsds, ds, inter, h, osnsp):
+    """Euler-Moreau (theta = 0.5) time-stepping of one first-order system and one interaction."""
+    osi = sk.EulerMoreauOSI(THETA)
+    td = sk.TimeDiscretisation(0.0, h)
+    s = sk.TimeStepping(nsds, td, osi, osnsp)
+    return Model(s, osnsp, [ds], [inter], nsds, first_order=True)
+
+
+def diode_bridge():
+    """Siconos' DiodeBridge: an LC oscillator feeding a resistor through four ideal diodes."""
+    inductance, capacitance, resistance = 1e-2, 1e-6, 1e3
+    a = np.zeros((2, 2))
+    a[0, 1] = -1.0 / capacitance
+    a[1, 0] = 1.0 / inductance
+    ds = sk.FirstOrderLinearDS([10.0, 0.0], a)
+    c = np.zeros((4, 2))
+    c[2, 0] = -1.0
+    c[3, 0] = 1.0
+    d = np.zeros((4, 4))
+    d[0, 0] = d[0, 1] = d[1, 0] = d[1, 1] = 1.0 / resistance
+    d[0, 2] = d[1, 3] = -1.0
+    d[2, 0] = d[3, 1] = 1.0
+    b = np.zeros((2, 4))
+    b[0, 2] = -1.0 / capacitance
+    b[0, 3] = 1.0 / capacitance
+    relation = sk.FirstOrderLinearTIR(c, b)
+    relation.setDPtr(d)
+    inter = sk.Interaction(sk.ComplementarityConditionNSL(4), relation)
+    nsds = sk.NonSmoothDynamicalSystem(0.0, 5e-3)
+    nsds.insertDynamicalSystem(ds)
+    nsds.link(inter, ds)
+    # The double h = 1e-6 (the Python layer cannot build the C++ driver's string "1.0e-6"):
+    # T = 5e-3 gives 5000 steps.
+    return first_order_simulation(nsds, ds, inter, 1e-6, sk.LCP())
+
+
+def simple_relay():
+    """Siconos' SimpleExampleRelay: x' = 2 lambda, y = x, relay law on [-1, 1]."""
+    ds = sk.FirstOrderLinearDS([1.0, -1.0], np.zeros((2, 2)))
+    relation = sk.FirstOrderLinearR(np.eye(2), 2.0 * np.eye(2))
+    relation.setDPtr(np.zeros((2, 2)))
+    inter = sk.Interaction(sk.RelayNSL(2), relation)
+    nsds = sk.NonSmoothDynamicalSystem(0.0, 0.8)
+    nsds.insertDynamicalSystem(ds)
+    nsds.link(inter, ds)
+    # h = 1e-3, T = 0.8: 800 steps.
+    return first_order_simulation(nsds, ds, inter, 1e-3, sk.Relay(sn.SICONOS_RELAY_PGS))
+
+
 def cases(quick):
     """(case, n, builder) in report order."""
     sizes = [10, 100] if quick else [10, 100, 1000]
     out = [("bouncing_ball", 1, bouncing_ball)]
     out += [("beads_column", n, lambda n=n: beads_column(n)) for n in sizes]
     out += [("beads_stack", n, lambda n=n: beads_stack(n)) for n in sizes]
+    out += [("diode_bridge", 1, diode_bridge), ("relay", 1, simple_relay)]
     return out
 
 
 def final_state(model):
-    """(z_bottom, z_top, sum_z, sum_v): the first coordinate of every body's q and v."""
+    """(z_bottom, z_top, sum_z, sum_v): the first coordinate of every body's q and v; for a
+    first-order model x[0], x[-1], sum(x) and the sum of lambda(0) over the interactions."""
+    if model.first_order:
+        x = [float(v) for v in model.bodies[0].x()]
+        lam = [float(v) for inter in model.interactions for v in inter.lambda_(0)]
+        return x[0], x[-1], float(sum(x)), float(sum(lam))
     z = [float(b.q()[0]) for b in model.bodies]
     v = [float(b.velocity()[0]) for b in model.bodies]
     return z[0], z[-1], float(sum(z)), float(sum(v))
@@ -147,7 +218,12 @@ def instrumented_run(model, count_impulses):
     active, impulse_steps = [], 0
     while s.hasNextEvent():
         s.computeOneStep()
-        k = int(lcp.getSizeOutput()) if lcp.hasInteractions() else 0
+        if model.first_order:
+            # Index set 0: every interaction is in every problem (getSizeOutput() would count
+            # their components, 4 for the diode bridge).
+            k = int(model.nsds.getNumberOfInteractions()) if lcp.hasInteractions() else 0
+        else:
+            k = int(lcp.getSizeOutput()) if lcp.hasInteractions() else 0
         active.append(k)
         if count_impulses and k > 0 and any(float(i.lambda_(1)[0]) > 0.0 for i in model.interactions):
             impulse_steps += 1

@@ -1,12 +1,20 @@
-//! The kernel benchmark models of `../shared/notes/siconos44.md` section 8, built exactly as the
-//! Siconos driver `xtask/siconos_kernel.py` builds them: the bouncing ball (2000 steps of
-//! h = 0.005), the falling bead column and the resting bead stack (N beads, h = 1e-3, e = 0.9,
-//! 1000 steps; 100 for the stack of 1000).
+//! The kernel benchmark models, built exactly as the Siconos driver `xtask/siconos_kernel.py`
+//! builds them:
+//! - Moreau–Jean (`../shared/notes/siconos44.md` section 8): the bouncing ball (2000 steps of
+//!   h = 0.005), the falling bead column and the resting bead stack (N beads, h = 1e-3, e = 0.9,
+//!   1000 steps; 100 for the stack of 1000);
+//! - Euler–Moreau, first-order systems (issue 5; `../shared/data/reference/README.md`): Siconos'
+//!   `DiodeBridge` (5000 steps of h = 1e-6, t = 0 → 5e-3) and `SimpleExampleRelay` (800 steps of
+//!   h = 1e-3), the models of `examples/src/kernel/{diode_bridge,simple_example_relay}.rs`.
 
 use nonsmooth::kernel::KernelError;
-use nonsmooth::kernel::model::{DsId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::model::{
+    DsId, FirstOrderLinearDs, FirstOrderLinearTir, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds,
+};
+use nonsmooth::kernel::numerics::relay::RelayMethod;
 use nonsmooth::kernel::simulation::{
-    MatrixStorage, MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
+    EulerMoreauOsi, MatrixStorage, MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping,
+    TimeSteppingOptions,
 };
 use nonsmooth::numerics::lcp::{BppOptions, LcpMethod};
 
@@ -19,13 +27,24 @@ pub fn kernel_cases(quick: bool) -> Vec<(&'static str, usize)> {
     for case in ["beads_column", "beads_stack"] {
         out.extend([10, 100, 1000].into_iter().filter(|&n| !quick || n <= 100).map(|n| (case, n)));
     }
+    out.extend([("diode_bridge", 1), ("relay", 1)]);
     out
 }
 
-/// Steps of one run of `case` with `n` beads.
+/// Whether `case` is one of the first-order (Euler–Moreau) models, whose one system is `x`
+/// and whose one interaction takes part in every step.
+pub fn is_first_order(case: &str) -> bool {
+    matches!(case, "diode_bridge" | "relay")
+}
+
+/// Steps of one run of `case` with `n` beads: 5000 for the diode bridge (h = 1e-6 up to
+/// T = 5e-3, as Siconos' `while hasNextEvent()` loop runs them; the reference file
+/// `DiodeBridge.ref` keeps only the first 4999), 800 for the relay (as `SimpleExampleRelay`).
 pub fn kernel_steps(case: &str, n: usize) -> usize {
     match (case, n) {
         ("bouncing_ball", _) => 2000,
+        ("diode_bridge", _) => 5000,
+        ("relay", _) => 800,
         ("beads_stack", n) if n >= 1000 => 100,
         _ => 1000,
     }
@@ -111,6 +130,63 @@ pub fn beads_stack(n: usize) -> Result<(TimeStepping, Vec<DsId>), KernelError> {
     beads(n, r, r, 2.0 * r)
 }
 
+/// Siconos' `DiodeBridge`: an LC oscillator (`L = 1e-2`, `C = 1e-6`, `x = (V_C, i_L)`,
+/// `x₀ = (10, 0)`) feeding a resistor `R = 1e3` through four ideal diodes: `ẋ = A x + r`,
+/// `y = C x + D λ`, `r = B λ`, `0 ≤ y ⊥ λ ≥ 0` (size 4); Euler–Moreau θ = 1/2, the LCP by Lemke
+/// (Siconos' default), `h = 1e-6` on the double grid (as Siconos' Python driver).
+/// The model of `examples/src/kernel/diode_bridge.rs`.
+///
+/// # Errors
+/// Kernel errors (none for this model).
+pub fn diode_bridge() -> Result<(TimeStepping, Vec<DsId>), KernelError> {
+    let (l, c, r) = (1e-2, 1e-6, 1e3);
+    let a = faer::mat![[0.0, -1.0 / c], [1.0 / l, 0.0]];
+    let mut nsds = Nsds::new();
+    let ds = nsds.add_first_order_ds(FirstOrderLinearDs::new(vec![10.0, 0.0], a)?);
+    let c_out = faer::mat![[0.0, 0.0], [0.0, 0.0], [-1.0, 0.0], [1.0, 0.0]];
+    let d = faer::mat![
+        [1.0 / r, 1.0 / r, -1.0, 0.0],
+        [1.0 / r, 1.0 / r, 0.0, -1.0],
+        [1.0, 0.0, 0.0, 0.0],
+        [0.0, 1.0, 0.0, 0.0],
+    ];
+    let b = faer::mat![[0.0, 0.0, -1.0 / c, 1.0 / c], [0.0, 0.0, 0.0, 0.0]];
+    let relation = FirstOrderLinearTir::new(c_out, b)?.with_d(d)?;
+    nsds.link_first_order(relation, NonsmoothLaw::Complementarity { size: 4 }, &[ds])?;
+    let sim = first_order_simulation(nsds, 1e-6, OneStepNsProblem::lcp_default()?)?;
+    Ok((sim, vec![ds]))
+}
+
+/// Siconos' `SimpleExampleRelay`: `ẋ = r` (A = 0), `x₀ = (1, −1)`, `y = x` (C = I, D = 0),
+/// `r = 2λ` (B = 2I), relay law `−y ∈ N_[−1,1](λ)` (size 2); Euler–Moreau θ = 1/2, the relay
+/// problem by projected Gauss–Seidel (Siconos' `SICONOS_RELAY_PGS`), `h = 1e-3`.
+/// The model of `examples/src/kernel/simple_example_relay.rs`.
+///
+/// # Errors
+/// Kernel errors (none for this model).
+pub fn simple_relay() -> Result<(TimeStepping, Vec<DsId>), KernelError> {
+    let mut nsds = Nsds::new();
+    let ds = nsds.add_first_order_ds(FirstOrderLinearDs::new(vec![1.0, -1.0], faer::Mat::zeros(2, 2))?);
+    let relation = FirstOrderLinearTir::new(faer::Mat::identity(2, 2), faer::mat![[2.0, 0.0], [0.0, 2.0]])?
+        .with_d(faer::Mat::zeros(2, 2))?;
+    nsds.link_first_order(relation, NonsmoothLaw::Relay { size: 2, lower: -1.0, upper: 1.0 }, &[ds])?;
+    let method = RelayMethod::from_name("pgs", None, None)
+        .ok_or_else(|| KernelError::InvalidModel("no relay solver named \"pgs\"".into()))?;
+    let sim = first_order_simulation(nsds, 1e-3, OneStepNsProblem::relay(method)?)?;
+    Ok((sim, vec![ds]))
+}
+
+fn first_order_simulation(nsds: Nsds, h: f64, osns: OneStepNsProblem) -> Result<TimeStepping, KernelError> {
+    TimeStepping::new(
+        nsds,
+        EulerMoreauOsi::with_theta(0.5)?,
+        osns,
+        // The runs take a fixed number of steps; the final time only bounds them.
+        TimeDiscretisation::new(0.0, h, 1e6)?,
+        TimeSteppingOptions::default(),
+    )
+}
+
 /// Builds a case by name.
 ///
 /// # Errors
@@ -120,6 +196,45 @@ pub fn kernel_case(case: &str, n: usize) -> Result<(TimeStepping, Vec<DsId>), Ke
         "bouncing_ball" => bouncing_ball(),
         "beads_column" => beads_column(n),
         "beads_stack" => beads_stack(n),
+        "diode_bridge" => diode_bridge(),
+        "relay" => simple_relay(),
         other => Err(KernelError::InvalidModel(format!("unknown kernel bench case {other:?}"))),
     }
+}
+
+/// The final-state checksums `(z_bottom, z_top, Σz, Σv)` that `kernel-summary` prints for a
+/// case built by [`kernel_case`] (the same as `final_state` in `xtask/siconos_kernel.py`):
+/// - Lagrangian cases: `q[0]` of the first and the last system, `Σ q[0]` and `Σ v[0]` over
+///   the systems (the bead heights and velocities; the ball: x, ẋ);
+/// - first-order cases (one system `x ∈ Rⁿ`, one interaction): `x₀`, `x_{n−1}`, `Σᵢ xᵢ` and
+///   `Σⱼ λⱼ` of the interaction (the diode bridge: `V_C`, `i_L`, `V_C + i_L`, Σ of the diode
+///   currents and voltages; the relay: `x₀`, `x₁`, `x₀ + x₁`, `λ₀ + λ₁`).
+///
+/// # Errors
+/// [`KernelError`] when an id does not belong to `sim` or `ids` is empty.
+pub fn final_checksums(case: &str, sim: &TimeStepping, ids: &[DsId]) -> Result<[f64; 4], KernelError> {
+    let nsds = sim.nsds();
+    let (&first, &last) =
+        ids.first().zip(ids.last()).ok_or_else(|| KernelError::InvalidModel("a bench case without systems".into()))?;
+    if is_first_order(case) {
+        let x = nsds.first_order_ds(first)?.state().x();
+        let mut sum_lambda = 0.0;
+        // (`Nsds::interactions_of` only accepts second-order systems, so the interactions are
+        // filtered here.)
+        for id in nsds.interaction_ids() {
+            let inter = nsds.interaction(id)?;
+            if inter.ds().contains(&first) {
+                sum_lambda += inter.lambda(0).iter().sum::<f64>();
+            }
+        }
+        let (x0, xn) = x.first().zip(x.last()).map_or((f64::NAN, f64::NAN), |(a, b)| (*a, *b));
+        return Ok([x0, xn, x.iter().sum(), sum_lambda]);
+    }
+    let (mut sum_z, mut sum_v) = (0.0, 0.0);
+    for &id in ids {
+        let s = nsds.ds(id)?.state();
+        sum_z += s.q()[0];
+        sum_v += s.v()[0];
+    }
+    Ok([nsds.ds(first)?.state().q()[0], nsds.ds(last)?.state().q()[0], sum_z, sum_v])
 }

@@ -1,11 +1,13 @@
 //! Prints one JSON line per kernel bench case (`nonsmooth_benches::kernel_models`): the number
 //! of active contacts per step (max, mean over all steps, steps with contacts) and physical
-//! checksums of the final state (bottom and top position, Σ z, Σ v), for
-//! `cargo xtask bench-report` to set beside Siconos' run of the same models.
+//! checksums of the final state (`kernel_models::final_checksums`: bottom and top position, Σ z,
+//! Σ v; for the first-order cases x₀, x_last, Σ x, Σ λ), for `cargo xtask bench-report` to set
+//! beside Siconos' run of the same models. For the first-order cases "active" counts the
+//! interactions of the step's problem (every interaction, index set 0), i.e. 1.
 //!
 //! `kernel-summary CASE N` runs one case only (e.g. under a profiler).
 
-use nonsmooth_benches::kernel_models::{kernel_case, kernel_cases, kernel_steps};
+use nonsmooth_benches::kernel_models::{final_checksums, kernel_case, kernel_cases, kernel_steps};
 use nonsmooth_benches::quick_mode;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -28,13 +30,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             active_sum += report.active;
             with_contacts += usize::from(report.active > 0);
         }
-        let z = |id| sim.nsds().ds(id).map(|d| d.state().q()[0]);
-        let (mut sum_z, mut sum_v) = (0.0, 0.0);
-        for &id in &ids {
-            let s = sim.nsds().ds(id)?.state();
-            sum_z += s.q()[0];
-            sum_v += s.v()[0];
-        }
+        let [z_bottom, z_top, sum_z, sum_v] = final_checksums(case, &sim, &ids)?;
         let line = serde_json::json!({
             "case": case,
             "n": n,
@@ -42,8 +38,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "active_max": active_max,
             "active_mean": active_sum as f64 / steps as f64,
             "steps_with_contacts": with_contacts,
-            "z_bottom": z(ids[0])?,
-            "z_top": z(*ids.last().expect("at least one system"))?,
+            "z_bottom": z_bottom,
+            "z_top": z_top,
             "sum_z": sum_z,
             "sum_v": sum_v,
         });

@@ -69,15 +69,35 @@ fn criterion_ids_map_to_cases_and_per_step_times_use_the_bench_steps() {
     assert_eq!(bench_steps("bouncing_ball", 1), 2000);
 
     let rows = rows(false, &times, &summaries(), None);
-    assert_eq!(rows.len(), 7);
+    assert_eq!(rows.len(), 9);
     let per_step = |case: &str, n: usize| rows.iter().find(|r| r.case == case && r.n == n).unwrap().ours.per_step;
     assert!((per_step("bouncing_ball", 1).unwrap() - 5e-7).abs() < 1e-20);
     assert!((per_step("beads_stack", 1000).unwrap() - 1e-2).abs() < 1e-16);
     assert!(per_step("beads_column", 1000).is_none(), "not measured");
     assert!(rows.iter().all(|r| r.siconos.is_none() && r.ratio().is_none()));
-    assert_eq!(cases(true).len(), 5, "quick: N ≤ 100");
+    assert_eq!(cases(true).len(), 7, "quick: N ≤ 100");
     assert!(cases(true).iter().all(|&(_, n)| n <= 100));
 }
+
+#[test]
+fn first_order_cases_follow_the_lagrangian_ones_with_their_steps() {
+    let all = cases(false);
+    assert_eq!(&all[7..], &[("diode_bridge", 1), ("relay", 1)]);
+    assert_eq!(&cases(true)[5..], &[("diode_bridge", 1), ("relay", 1)], "quick keeps them");
+    assert!(is_first_order("diode_bridge") && is_first_order("relay") && !is_first_order("bouncing_ball"));
+    assert_eq!((bench_steps("diode_bridge", 1), bench_steps("relay", 1)), (5000, 800));
+    // Criterion ids `kernel/diode_bridge` and `kernel/relay` have no value: N = 1.
+    let times = ours_times(&[estimate("diode_bridge", None, 5000.0 * 2e-6), estimate("relay", None, 800.0 * 1e-6)]);
+    let rows = rows(false, &times, &[], None);
+    let per_step = |case: &str| rows.iter().find(|r| r.case == case && r.n == 1).unwrap().ours.per_step.unwrap();
+    assert!((per_step("diode_bridge") - 2e-6).abs() < 1e-18);
+    assert!((per_step("relay") - 1e-6).abs() < 1e-18);
+}
+
+/// The first-order summaries of the fixture: the diode bridge as measured (ours and Siconos 4.4
+/// agree to 7e-15 there), the relay at rest in its sliding mode.
+const FIRST_ORDER_SAMPLE: &str = r#"{"case":"diode_bridge","n":1,"steps":5000,"active_max":1,"active_mean":1.0,"steps_with_contacts":5000,"z_bottom":0.7883868726396618,"z_top":-0.002751979514978571,"sum_z":0.7856348931246833,"sum_v":0.7891752595123016}
+{"case":"relay","n":1,"steps":800,"active_max":1,"active_mean":1.0,"steps_with_contacts":800,"z_bottom":0.0,"z_top":0.0,"sum_z":0.0,"sum_v":0.0}"#;
 
 fn fixture() -> Vec<KernelRow> {
     let times = ours_times(&[
@@ -85,21 +105,31 @@ fn fixture() -> Vec<KernelRow> {
         estimate("beads_column", Some("10"), 1000.0 * 1e-5),
         estimate("beads_column", Some("100"), 1000.0 * 1e-4),
         estimate("beads_column", Some("1000"), 1000.0 * 4e-4),
+        estimate("diode_bridge", None, 5000.0 * 1e-6),
+        estimate("relay", None, 800.0 * 2e-6),
     ]);
+    let first_order: Vec<CaseSummary> =
+        parse_summaries(FIRST_ORDER_SAMPLE, "first order").unwrap().into_iter().map(|(s, _)| s).collect();
+    let ours: Vec<CaseSummary> = summaries().into_iter().chain(first_order.iter().cloned()).collect();
     let mut theirs = HashMap::new();
     for (case, n, per_step) in [
         ("bouncing_ball", 1, 4e-6),
         ("beads_column", 10, 5.5e-5),
         ("beads_column", 100, 1e-3),
         ("beads_column", 1000, 1.5e-2),
+        ("diode_bridge", 1, 4e-6),
+        // Ratio 0.5: above the Lagrangian target, which does not apply here.
+        ("relay", 1, 4e-6),
     ] {
-        let summary = summaries().into_iter().find(|s| s.case == case && s.n == n).map(|mut s| {
-            s.z_top *= 1.0 + 1e-3;
+        let summary = ours.iter().find(|s| s.case == case && s.n == n).cloned().map(|mut s| {
+            if !is_first_order(case) {
+                s.z_top *= 1.0 + 1e-3;
+            }
             s
         });
         theirs.insert((case.to_owned(), n), KernelSide { per_step: Some(per_step), summary });
     }
-    rows(false, &times, &summaries(), Some(&theirs))
+    rows(false, &times, &ours, Some(&theirs))
 }
 
 #[test]
@@ -117,6 +147,16 @@ fn ratios_and_the_target() {
     // z_top differs by 1e-3 relatively on the fixture.
     let d = column10.checksum_difference().unwrap();
     assert!((d - 1e-3 / (1.0 + 1e-3)).abs() < 1e-9, "{d}");
+
+    // First order: the ratio, but no target, even above 0.2.
+    let diode = rows.iter().find(|r| r.case == "diode_bridge").unwrap();
+    assert!((diode.ratio().unwrap() - 0.25).abs() < 1e-12);
+    let relay = rows.iter().find(|r| r.case == "relay").unwrap();
+    assert!((relay.ratio().unwrap() - 0.5).abs() < 1e-12);
+    assert!(!diode.has_target() && !relay.has_target() && ball.has_target());
+    assert_eq!((diode.target_met(), relay.target_met()), (None, None));
+    assert!(diode.checksum_difference().unwrap() < 1e-300, "identical summaries");
+    assert!(relay.checksum_difference().unwrap() < 1e-300, "0 against 0 is no difference");
 }
 
 #[test]
@@ -152,7 +192,16 @@ fn markdown_and_csv_cover_every_case() {
     assert!(md.contains("# Kernel time-stepping: nonsmooth against Siconos 4.4"), "{md}");
     assert!(md.contains("| bouncing_ball | 1 | 2000 | 5.000e-7 | 4.000e-6 | 0.125 | PASS |"), "{md}");
     // 4e-4 / 1.5e-2 passes, 1e-5 / 5.5e-5 = 0.18 passes: four measured cases, the stacks are not.
-    assert!(md.contains("Target met on 4 of 4 measured cases (7 cases in this run)."), "{md}");
+    assert!(md.contains("Target met on 4 of 4 measured cases (7 cases with the target in this run)."), "{md}");
+    // The first-order rows: ratio, no PASS/FAIL (relay 0.5 > 0.2 is not a failure).
+    assert!(md.contains("| diode_bridge | 1 | 5000 | 1.000e-6 | 4.000e-6 | 0.250 | no target |"), "{md}");
+    assert!(md.contains("| relay | 1 | 800 | 2.000e-6 | 4.000e-6 | 0.500 | no target |"), "{md}");
+    assert!(!md.contains("**FAIL**"), "{md}");
+    assert!(
+        md.contains("| diode_bridge | 1 | 5000 / 5000 | 1 / 1 | 1.0 / 1.0 | 5000 / 5000 | 0.788387 / 0.788387 |"),
+        "{md}"
+    );
+    assert!(md.contains("Issue 5 asks for their ratio only"), "{md}");
     assert!(md.contains("| beads_stack | 1000 | 100 | – | – | – | not measured |"), "{md}");
     assert!(md.contains("statistically"), "the report says the bead runs only match statistically");
     assert!(md.contains("| beads_column | 100 | 1000 / 1000 | 96 / 96 | 58.8 / 58.8 | 840 / 840 |"), "{md}");
@@ -163,6 +212,8 @@ fn markdown_and_csv_cover_every_case() {
     let columns = csv.lines().next().unwrap().split(',').count();
     assert!(csv.lines().all(|l| l.split(',').count() == columns), "{csv}");
     assert!(csv.lines().nth(1).unwrap().starts_with("bouncing_ball,1,2000,5e-7,4e-6,1.25e-1,true,2000,1,"), "{csv}");
+    let relay_line = csv.lines().find(|l| l.starts_with("relay,")).unwrap();
+    assert!(relay_line.starts_with("relay,1,800,2e-6,4e-6,5e-1,,800,1,"), "no target: empty field: {relay_line}");
 
     let absent = Header { siconos: Err("python3-siconos missing".into()), ..header };
     let times = HashMap::from([(("bouncing_ball".to_owned(), 1), 2000.0 * 9e-7)]);
@@ -170,7 +221,7 @@ fn markdown_and_csv_cover_every_case() {
     odd[1].steps = 999;
     let md = markdown(&absent, &super::rows(true, &times, &odd, None));
     assert!(md.contains("Siconos 4.4 not installed: python3-siconos missing, no comparison"), "{md}");
-    assert!(md.contains("Target met on 0 of 0 measured cases (5 cases in this run)."), "{md}");
+    assert!(md.contains("Target met on 0 of 0 measured cases (5 cases with the target in this run)."), "{md}");
     assert!(md.contains("**Warning**") && md.contains("`beads_column/10` (999 steps)"), "{md}");
 }
 
@@ -182,4 +233,40 @@ fn only_kernel_is_an_option() {
     let err = only("mlcp").unwrap_err();
     assert!(err.to_string().contains("kernel"), "{err}");
     assert!(Options::parse(&[]).unwrap().only.is_none(), "the default runs all three");
+}
+
+#[test]
+fn a_slow_first_order_case_does_not_spoil_every_case_passes() {
+    let header = Header {
+        commit: "abc123".into(),
+        cpu: "Test CPU".into(),
+        date: "2025-01-01 00:00 UTC".into(),
+        siconos: Ok("Siconos 4.4.0".into()),
+        quick: true,
+        method: vec![],
+    };
+    let (mut estimates, mut theirs) = (Vec::new(), HashMap::new());
+    for (case, n) in cases(true) {
+        let steps = bench_steps(case, n) as f64;
+        let value = (n > 1).then(|| n.to_string());
+        // Lagrangian ratio 0.1; the relay 2.0 (slower than Siconos), the diode bridge 0.1.
+        let ours = if case == "relay" { 2e-6 } else { 1e-7 };
+        estimates.push(estimate(case, value.as_deref(), steps * ours));
+        theirs.insert((case.to_owned(), n), KernelSide { per_step: Some(1e-6), summary: None });
+    }
+    let rows = rows(true, &ours_times(&estimates), &[], Some(&theirs));
+    let md = markdown(&header, &rows);
+    assert!(
+        md.contains(
+            "Target met on 5 of 5 measured cases (5 cases with the target in this run): **every case passes**."
+        ),
+        "{md}"
+    );
+    assert!(md.contains("| relay | 1 | 800 | 2.000e-6 | 1.000e-6 | 2.000 | no target |"), "{md}");
+
+    // One Lagrangian case above 0.2 fails, and the summary says so.
+    theirs.insert(("beads_stack".to_owned(), 10), KernelSide { per_step: Some(1e-7), summary: None });
+    let md = markdown(&header, &super::rows(true, &ours_times(&estimates), &[], Some(&theirs)));
+    assert!(md.contains("| beads_stack | 10 | 1000 | 1.000e-7 | 1.000e-7 | 1.000 | **FAIL** |"), "{md}");
+    assert!(md.contains("Target met on 4 of 5 measured cases (5 cases with the target in this run)."), "{md}");
 }
