@@ -1,8 +1,11 @@
-//! Models of the kernel examples (Moreau–Jean time-stepping).
+//! Models of the kernel examples (Moreau–Jean time-stepping of second-order systems, Euler–Moreau of
+//! first-order ones).
 
 pub mod bouncing_ball;
+pub mod circuit_rlcd_theta_gamma;
 pub mod column_of_beads;
 pub mod diode_bridge;
 pub mod double_pendulum;
+pub mod nonlinear_switch;
 pub mod simple_example_relay;
 pub mod woodpecker;

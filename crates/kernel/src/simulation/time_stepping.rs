@@ -479,8 +479,7 @@ impl TimeStepping {
             residual = em!(&mut self.osi).compute_residu(&mut self.nsds, t_old, t, h)?;
             // The relations' residuals: the linearized input and output against g and h at the
             // new iterate.
-            let (residual_r, residual_y) =
-                self.nsds.first_order_relation_residuals(&ids, &self.osns.last_w_blocks());
+            let (residual_r, residual_y) = self.nsds.first_order_relation_residuals(&ids, &self.osns.last_w_blocks());
             residual = residual.max(residual_r).max(residual_y);
             if residual <= self.options.newton_tolerance {
                 converged = true;
