@@ -2,12 +2,14 @@
 //! `kernel/src/simulationTools`).
 
 pub mod euler_moreau;
+pub mod events;
 pub mod moreau_jean;
 pub mod osns;
 pub mod recorder;
 pub mod time_stepping;
 
 pub use euler_moreau::{EulerMoreauOptions, EulerMoreauOsi};
+pub use events::{EVENT_TOLERANCE, Event, EventKind, EventsManager};
 pub use moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, kinetic_energy};
 pub use osns::{MatrixStorage, OneStepNsProblem, OsnsKind};
 pub use recorder::Trajectory;
