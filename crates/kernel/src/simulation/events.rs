@@ -68,7 +68,10 @@ impl EventsManager {
     /// [`KernelError::InvalidOption`] for a negative or non-finite tolerance.
     pub fn with_tolerance(mut self, tolerance: f64) -> Result<Self, KernelError> {
         if !tolerance.is_finite() || tolerance < 0.0 {
-            return Err(KernelError::InvalidOption { name: "event tolerance", reason: "must be finite and non-negative" });
+            return Err(KernelError::InvalidOption {
+                name: "event tolerance",
+                reason: "must be finite and non-negative",
+            });
         }
         self.tolerance = tolerance;
         Ok(self)
@@ -144,7 +147,10 @@ impl EventsManager {
 
     fn schedule(&mut self, time: f64, kind: EventKind) -> Result<(), KernelError> {
         if !time.is_finite() || time < self.current.time - self.tolerance {
-            return Err(KernelError::InvalidOption { name: "event time", reason: "must be finite and not in the past" });
+            return Err(KernelError::InvalidOption {
+                name: "event time",
+                reason: "must be finite and not in the past",
+            });
         }
         self.insert(Event { time, kind });
         Ok(())
