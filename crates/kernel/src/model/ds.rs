@@ -4,6 +4,8 @@
 
 use faer::Mat;
 
+use super::checks::{finite_matrix, finite_output};
+
 use crate::KernelError;
 use crate::error::{check_finite, check_len};
 use crate::linalg::check_spd;
@@ -243,25 +245,8 @@ impl ExternalForce {
     }
 }
 
-fn finite_output(what: &'static str, time: f64, out: &[f64]) -> Result<(), KernelError> {
-    if out.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(KernelError::NonFiniteCallback { what, time }) }
-}
-
-fn finite_matrix(what: &'static str, time: f64, m: &Mat<f64>) -> Result<(), KernelError> {
-    for j in 0..m.ncols() {
-        for i in 0..m.nrows() {
-            if !m[(i, j)].is_finite() {
-                return Err(KernelError::NonFiniteCallback { what, time });
-            }
-        }
-    }
-    Ok(())
-}
-
 fn check_square(what: &'static str, m: &Mat<f64>, n: usize) -> Result<(), KernelError> {
-    check_len(what, n, m.nrows())?;
-    check_len(what, n, m.ncols())?;
-    finite_matrix(what, 0.0, m).map_err(|_| KernelError::NonFinite { what })
+    super::checks::check_matrix(what, m, n, n)
 }
 
 /// Lagrangian linear time-invariant system `M v̇ + C v + K q = F_ext(t) + p`, `q̇ = v`

@@ -4,6 +4,8 @@
 
 use faer::Mat;
 
+use super::checks::{check_matrix, finite_matrix, finite_output};
+
 use crate::KernelError;
 use crate::error::{check_finite, check_len};
 
@@ -100,21 +102,6 @@ pub trait FirstOrderDs: Send {
     fn linear_parts(&mut self, _t: f64, _a: &mut Mat<f64>, _b: &mut [f64]) -> Option<Result<bool, KernelError>> {
         None
     }
-}
-
-fn finite_output(what: &'static str, time: f64, out: &[f64]) -> Result<(), KernelError> {
-    if out.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(KernelError::NonFiniteCallback { what, time }) }
-}
-
-fn finite_matrix(what: &'static str, time: f64, m: &Mat<f64>) -> Result<(), KernelError> {
-    let ok = (0..m.ncols()).all(|j| (0..m.nrows()).all(|i| m[(i, j)].is_finite()));
-    if ok { Ok(()) } else { Err(KernelError::NonFiniteCallback { what, time }) }
-}
-
-fn check_matrix(what: &'static str, m: &Mat<f64>, rows: usize, cols: usize) -> Result<(), KernelError> {
-    check_len(what, rows, m.nrows())?;
-    check_len(what, cols, m.ncols())?;
-    finite_matrix(what, 0.0, m).map_err(|_| KernelError::NonFinite { what })
 }
 
 fn check_mass(mass: Option<&Mat<f64>>, n: usize) -> Result<(), KernelError> {

@@ -7,6 +7,8 @@
 
 use faer::Mat;
 
+use super::checks::{check_matrix, finite_matrix, finite_output};
+
 use super::first_order::{TimeMatrixFn, TimeVectorFn};
 use crate::KernelError;
 use crate::error::{check_finite, check_len};
@@ -79,21 +81,6 @@ pub trait FirstOrderRelation: Send {
         k: &mut Mat<f64>,
         b: &mut Mat<f64>,
     ) -> Result<(), KernelError>;
-}
-
-fn finite_output(what: &'static str, time: f64, out: &[f64]) -> Result<(), KernelError> {
-    if out.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(KernelError::NonFiniteCallback { what, time }) }
-}
-
-fn finite_matrix(what: &'static str, time: f64, m: &Mat<f64>) -> Result<(), KernelError> {
-    let ok = (0..m.ncols()).all(|j| (0..m.nrows()).all(|i| m[(i, j)].is_finite()));
-    if ok { Ok(()) } else { Err(KernelError::NonFiniteCallback { what, time }) }
-}
-
-fn check_matrix(what: &'static str, m: &Mat<f64>, rows: usize, cols: usize) -> Result<(), KernelError> {
-    check_len(what, rows, m.nrows())?;
-    check_len(what, cols, m.ncols())?;
-    finite_matrix(what, 0.0, m).map_err(|_| KernelError::NonFinite { what })
 }
 
 /// `y = C x + D λ + e`, `r = B λ` with constant matrices (Siconos' `FirstOrderLinearTIR`;

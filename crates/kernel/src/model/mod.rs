@@ -1,6 +1,7 @@
 //! Modelling: dynamical systems, relations, nonsmooth laws, interactions and the graphs that
 //! hold them (Siconos' `kernel/src/modelingTools`).
 
+mod checks;
 pub mod ds;
 pub mod first_order;
 pub mod first_order_relation;

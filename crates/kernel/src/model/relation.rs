@@ -8,6 +8,8 @@
 
 use faer::Mat;
 
+use super::checks::{finite_matrix, finite_output};
+
 use crate::KernelError;
 use crate::error::{check_finite, check_len};
 
@@ -64,15 +66,6 @@ pub trait LagrangianRelation: Send {
     ) -> Result<bool, KernelError> {
         Ok(false)
     }
-}
-
-fn finite_output(what: &'static str, time: f64, out: &[f64]) -> Result<(), KernelError> {
-    if out.iter().all(|v| v.is_finite()) { Ok(()) } else { Err(KernelError::NonFiniteCallback { what, time }) }
-}
-
-fn finite_matrix(what: &'static str, time: f64, m: &Mat<f64>) -> Result<(), KernelError> {
-    let ok = (0..m.ncols()).all(|j| (0..m.nrows()).all(|i| m[(i, j)].is_finite()));
-    if ok { Ok(()) } else { Err(KernelError::NonFiniteCallback { what, time }) }
 }
 
 /// Linear time-invariant relation `y = H q + b`, `p = Hᵀ λ` (Siconos' `LagrangianLinearTIR`;
