@@ -149,6 +149,15 @@ impl TimeSteppingOptions {
     }
 }
 
+/// How a step's Newton loop ended.
+#[derive(Clone, Copy, Debug)]
+struct NewtonOutcome {
+    iterations: usize,
+    residual: f64,
+    converged: bool,
+    linear: bool,
+}
+
 /// What one step did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
@@ -386,26 +395,11 @@ impl TimeStepping {
                 break;
             }
         }
-        if !converged && self.options.on_nonconvergence == NonConvergencePolicy::Fail {
-            return Err(KernelError::NewtonNotConverged { time: t, step, iterations, residual });
-        }
-        if !converged || osns_report.is_some_and(|r| !r.is_converged()) {
-            self.nonconverged += 1;
-        }
-        self.total_newton += iterations;
-
+        let outcome = NewtonOutcome { iterations, residual, converged, linear };
+        self.apply_newton_policy(t, step, &outcome, osns_report)?;
         // Commit the step.
         mj!(&mut self.osi).swap_memories(&mut self.nsds, t)?;
-        self.k += 1;
-        Ok(StepReport {
-            step,
-            time: t,
-            newton_iterations: iterations,
-            newton_residual: if linear { 0.0 } else { residual },
-            newton_converged: converged,
-            active: self.nsds.active.len(),
-            osns: osns_report,
-        })
+        Ok(self.commit(t, step, &outcome, self.nsds.active.len(), osns_report))
     }
 
     /// One Euler–Moreau step (first-order systems; digest E3-E7): every interaction takes part
@@ -489,6 +483,22 @@ impl TimeStepping {
                 break;
             }
         }
+        let outcome = NewtonOutcome { iterations, residual, converged, linear };
+        self.apply_newton_policy(t, step, &outcome, osns_report)?;
+        em!(&mut self.osi).swap_memories(&mut self.nsds, t)?;
+        Ok(self.commit(t, step, &outcome, ids.len(), osns_report))
+    }
+
+    /// The non-convergence policy on the Newton loop, and the count of steps that did not
+    /// converge (Newton or one-step problem).
+    fn apply_newton_policy(
+        &mut self,
+        t: f64,
+        step: usize,
+        outcome: &NewtonOutcome,
+        osns_report: Option<SolverReport>,
+    ) -> Result<(), KernelError> {
+        let NewtonOutcome { iterations, residual, converged, .. } = *outcome;
         if !converged && self.options.on_nonconvergence == NonConvergencePolicy::Fail {
             return Err(KernelError::NewtonNotConverged { time: t, step, iterations, residual });
         }
@@ -496,17 +506,28 @@ impl TimeStepping {
             self.nonconverged += 1;
         }
         self.total_newton += iterations;
-        em!(&mut self.osi).swap_memories(&mut self.nsds, t)?;
+        Ok(())
+    }
+
+    /// Advances the step counter and builds the step's report.
+    fn commit(
+        &mut self,
+        t: f64,
+        step: usize,
+        outcome: &NewtonOutcome,
+        active: usize,
+        osns: Option<SolverReport>,
+    ) -> StepReport {
         self.k += 1;
-        Ok(StepReport {
+        StepReport {
             step,
             time: t,
-            newton_iterations: iterations,
-            newton_residual: if linear { 0.0 } else { residual },
-            newton_converged: converged,
-            active: ids.len(),
-            osns: osns_report,
-        })
+            newton_iterations: outcome.iterations,
+            newton_residual: if outcome.linear { 0.0 } else { outcome.residual },
+            newton_converged: outcome.converged,
+            active,
+            osns,
+        }
     }
 
     fn all_relations_linear(&self) -> bool {
