@@ -90,6 +90,17 @@ impl DynamicalSystem {
     }
 }
 
+/// An interaction links one system or two distinct ones.
+fn check_linked_systems(ds: &[DsId]) -> Result<(), KernelError> {
+    if ds.is_empty() || ds.len() > 2 {
+        return Err(KernelError::InvalidModel(format!("an interaction links one or two systems, not {}", ds.len())));
+    }
+    if ds.len() == 2 && ds[0] == ds[1] {
+        return Err(KernelError::InvalidModel("an interaction links two distinct systems".into()));
+    }
+    Ok(())
+}
+
 fn not_lagrangian(id: InteractionId) -> KernelError {
     KernelError::InvalidModel(format!("interaction {} does not link second-order systems", id.index()))
 }
