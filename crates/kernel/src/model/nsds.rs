@@ -195,15 +195,7 @@ impl Nsds {
         law: NonsmoothLaw,
         ds: &[DsId],
     ) -> Result<InteractionId, KernelError> {
-        if ds.is_empty() || ds.len() > 2 {
-            return Err(KernelError::InvalidModel(format!(
-                "an interaction links one or two systems, not {}",
-                ds.len()
-            )));
-        }
-        if ds.len() == 2 && ds[0] == ds[1] {
-            return Err(KernelError::InvalidModel("an interaction links two distinct systems".into()));
-        }
+        check_linked_systems(ds)?;
         let mut offsets = Vec::with_capacity(ds.len());
         let (mut nv, mut nq) = (0, 0);
         for &d in ds {
@@ -255,15 +247,7 @@ impl Nsds {
         law: NonsmoothLaw,
         ds: &[DsId],
     ) -> Result<InteractionId, KernelError> {
-        if ds.is_empty() || ds.len() > 2 {
-            return Err(KernelError::InvalidModel(format!(
-                "an interaction links one or two systems, not {}",
-                ds.len()
-            )));
-        }
-        if ds.len() == 2 && ds[0] == ds[1] {
-            return Err(KernelError::InvalidModel("an interaction links two distinct systems".into()));
-        }
+        check_linked_systems(ds)?;
         let mut offsets = Vec::with_capacity(ds.len());
         let mut n = 0;
         for &d in ds {
