@@ -95,6 +95,15 @@ pub enum KernelError {
         /// The time of the call.
         time: f64,
     },
+    /// The ODE integrator of the event-driven scheme
+    /// ([`OdeIntegrator`](crate::simulation::OdeIntegrator)) could not continue.
+    #[error("the ODE integrator failed at t = {time}: {reason}")]
+    OdeFailure {
+        /// The time reached (the last accepted time, or the time of the failing evaluation).
+        time: f64,
+        /// Why.
+        reason: crate::simulation::OdeFailureReason,
+    },
 }
 
 /// Checks that `found == expected`.

@@ -4,6 +4,7 @@
 pub mod euler_moreau;
 pub mod events;
 pub mod moreau_jean;
+pub mod ode;
 pub mod osns;
 pub mod recorder;
 pub mod time_stepping;
@@ -11,6 +12,7 @@ pub mod time_stepping;
 pub use euler_moreau::{EulerMoreauOptions, EulerMoreauOsi};
 pub use events::{EVENT_TOLERANCE, Event, EventKind, EventsManager};
 pub use moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, kinetic_energy};
+pub use ode::{OdeFailureReason, OdeIntegrator, OdeMethod, OdeOptions, OdeStats, OdeStop};
 pub use osns::{MatrixStorage, OneStepNsProblem, OsnsKind};
 pub use recorder::Trajectory;
 pub use time_stepping::{
