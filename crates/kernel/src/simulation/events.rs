@@ -2,11 +2,16 @@
 //! `EventsManager`; seed `004_92d6a38d23055e78.txt`, "Events", and seed
 //! `001_d57a2f7e42b13996.txt`, "Events" and "The Events manager").
 //!
-//! The manager holds the past events and the unprocessed (scheduled) ones, sorted by time. It
-//! starts with the time-discretisation events of the grid (scheduled one ahead: processing the
-//! event at `t_k` schedules `t_{k+1}`), and receives the nonsmooth events that root finding
-//! detects and the events the user adds. Two events closer than the manager's tolerance are
-//! processed together (Siconos' `TOL_ED`).
+//! The manager holds the past events and the unprocessed (scheduled) ones, sorted by time (a
+//! time-discretisation event before a nonsmooth one at the same time, as Siconos orders its
+//! event types). It starts with the time-discretisation events of the grid (scheduled one ahead:
+//! processing the event at `t_k` schedules `t_{k+1}`), and receives the nonsmooth events that root
+//! finding detects and the events the user adds. Events are processed one at a time.
+//!
+//! As in Siconos 4.4 (`EventsManager::scheduleNonSmoothEvent`), a grid point that falls less than
+//! the manager's gap (`1e-14`, Siconos' 100 ticks of `1e-16`) after a nonsmooth event is dropped:
+//! the integrator could not go from the one to the other; the grid then continues at the next
+//! point.
 
 use super::time_stepping::TimeDiscretisation;
 use crate::KernelError;
@@ -44,8 +49,9 @@ pub struct EventsManager {
     tolerance: f64,
 }
 
-/// Siconos' `TOL_ED`: events closer than this are simultaneous (default of the manager).
-pub const EVENT_TOLERANCE: f64 = 2.22e-12;
+/// The gap under which a grid point after a nonsmooth event is dropped (Siconos' 100 ticks of
+/// `1e-16` s).
+pub const EVENT_TOLERANCE: f64 = 1e-14;
 
 impl EventsManager {
     /// The manager of `grid`: the current event is `t0`, the first scheduled one `t1`.
@@ -129,12 +135,24 @@ impl EventsManager {
         &self.unprocessed
     }
 
-    /// Schedules a nonsmooth event at `time` (found by root finding).
+    /// Schedules a nonsmooth event at `time` (found by root finding), dropping a grid point
+    /// within the gap after it (and scheduling the following one instead). Returns whether a grid
+    /// point was dropped.
     ///
     /// # Errors
     /// [`KernelError::InvalidOption`] when `time` is not finite or lies before the current event.
-    pub fn schedule_nonsmooth(&mut self, time: f64) -> Result<(), KernelError> {
-        self.schedule(time, EventKind::Nonsmooth)
+    pub fn schedule_nonsmooth(&mut self, time: f64) -> Result<bool, KernelError> {
+        self.schedule(time, EventKind::Nonsmooth)?;
+        let gap = self.tolerance;
+        let dropped = self
+            .unprocessed
+            .iter()
+            .position(|e| e.kind == EventKind::TimeDiscretisation && e.time >= time && e.time - time <= gap);
+        if let Some(i) = dropped {
+            self.unprocessed.remove(i);
+            self.schedule_next_grid_event();
+        }
+        Ok(dropped.is_some())
     }
 
     /// Adds a user event at `time`.
@@ -156,21 +174,19 @@ impl EventsManager {
         Ok(())
     }
 
-    /// Processes the next event and every event within the tolerance of it (simultaneous
-    /// events): they move to the past, the current time becomes the first one's, and the next
-    /// time-discretisation event is scheduled when one of them was one. Returns the kinds
-    /// processed, in order (empty when no event was left).
-    pub fn process_events(&mut self) -> Vec<EventKind> {
-        let Some(first) = self.unprocessed.first().copied() else { return Vec::new() };
-        let n = self.unprocessed.iter().take_while(|e| e.time - first.time <= self.tolerance).count();
-        let processed: Vec<Event> = self.unprocessed.drain(..n).collect();
-        let kinds: Vec<EventKind> = processed.iter().map(|e| e.kind).collect();
-        self.current = first;
-        if kinds.contains(&EventKind::TimeDiscretisation) {
+    /// Processes the next event: it moves to the past and becomes the current event; a grid event
+    /// schedules the next grid point. Returns its kind (`None` when no event was left).
+    pub fn process_events(&mut self) -> Option<EventKind> {
+        if self.unprocessed.is_empty() {
+            return None;
+        }
+        let event = self.unprocessed.remove(0);
+        self.current = event;
+        if event.kind == EventKind::TimeDiscretisation {
             self.schedule_next_grid_event();
         }
-        self.past.extend(processed);
-        kinds
+        self.past.push(event);
+        Some(event.kind)
     }
 }
 
@@ -187,8 +203,7 @@ mod tests {
         let mut m = EventsManager::new(grid());
         let mut times = Vec::new();
         while m.has_next_event() {
-            let kinds = m.process_events();
-            assert_eq!(kinds, vec![EventKind::TimeDiscretisation]);
+            assert_eq!(m.process_events(), Some(EventKind::TimeDiscretisation));
             times.push(m.starting_time());
         }
         assert_eq!(times.len(), 4);
@@ -197,19 +212,23 @@ mod tests {
     }
 
     #[test]
-    fn nonsmooth_and_user_events_are_sorted_and_merged_within_the_tolerance() {
+    fn nonsmooth_and_user_events_are_sorted_and_a_grid_point_right_after_an_impact_is_dropped() {
         let mut m = EventsManager::new(grid());
-        m.schedule_nonsmooth(0.3).expect("future event");
+        assert!(!m.schedule_nonsmooth(0.3).expect("future event"));
         m.add_user_event(0.2).expect("future event");
-        m.schedule_nonsmooth(0.5 + 1e-13).expect("future event");
         assert!((m.next_time().expect("events left") - 0.2).abs() < 1e-15);
-        assert_eq!(m.process_events(), vec![EventKind::User]);
-        assert_eq!(m.process_events(), vec![EventKind::Nonsmooth]);
+        assert_eq!(m.process_events(), Some(EventKind::User));
+        assert_eq!(m.process_events(), Some(EventKind::Nonsmooth));
         assert!((m.starting_time() - 0.3).abs() < 1e-15);
-        // The nonsmooth event 1e-13 after t = 0.5 is simultaneous with the grid event.
-        assert_eq!(m.process_events(), vec![EventKind::TimeDiscretisation, EventKind::Nonsmooth]);
-        assert!((m.starting_time() - 0.5).abs() < 1e-15);
-        assert!((m.next_time().expect("grid continues") - 1.0).abs() < 1e-15);
+        assert_eq!(m.process_events(), Some(EventKind::TimeDiscretisation));
+        // A root 1e-15 before t = 1: the grid point 1 is dropped, 1.5 comes next.
+        assert!(m.schedule_nonsmooth(1.0 - 1e-15).expect("future event"));
+        assert_eq!(m.process_events(), Some(EventKind::Nonsmooth));
+        assert!((m.next_time().expect("grid continues") - 1.5).abs() < 1e-15);
+        // A root 1e-12 before a grid point leaves it in place.
+        assert!(!m.schedule_nonsmooth(1.5 - 1e-12).expect("future event"));
+        assert_eq!(m.process_events(), Some(EventKind::Nonsmooth));
+        assert_eq!(m.process_events(), Some(EventKind::TimeDiscretisation));
     }
 
     #[test]
