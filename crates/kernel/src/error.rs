@@ -87,6 +87,18 @@ pub enum KernelError {
         /// The last residual.
         residual: f64,
     },
+    /// An event-driven simulation found a constraint violated beyond its tolerance (Siconos:
+    /// "output of level 0 must be positive"), or an acceleration-level solution that breaks the
+    /// complementarity it was solved for.
+    #[error("event-driven simulation at t = {time}: interaction {interaction}: {reason}")]
+    EventDriven {
+        /// The event time.
+        time: f64,
+        /// The interaction's index.
+        interaction: usize,
+        /// What went wrong.
+        reason: &'static str,
+    },
     /// A user callback produced a non-finite value.
     #[error("the user function {what} returned a non-finite value at t = {time}")]
     NonFiniteCallback {

@@ -2,6 +2,7 @@
 //! first-order ones).
 
 pub mod bouncing_ball;
+pub mod bouncing_ball_ed;
 pub mod circuit_rlcd_theta_gamma;
 pub mod column_of_beads;
 pub mod diode_bridge;

@@ -2,6 +2,7 @@
 //! `kernel/src/simulationTools`).
 
 pub mod euler_moreau;
+pub mod event_driven;
 pub mod events;
 pub mod moreau_jean;
 pub mod ode;
@@ -10,6 +11,7 @@ pub mod recorder;
 pub mod time_stepping;
 
 pub use euler_moreau::{EulerMoreauOptions, EulerMoreauOsi};
+pub use event_driven::{EventDriven, EventDrivenOptions, EventReport, RestartingOde, SmoothIntegrator};
 pub use events::{EVENT_TOLERANCE, Event, EventKind, EventsManager};
 pub use moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, kinetic_energy};
 pub use ode::{OdeFailureReason, OdeIntegrator, OdeMethod, OdeOptions, OdeStats, OdeStop};

@@ -1,0 +1,758 @@
+//! Event-driven simulation of Lagrangian systems with unilateral contacts and Newton impacts
+//! (Siconos' `EventDriven` with `LsodarOSI`; seed `001_d57a2f7e42b13996.txt`, "Event Driven
+//! algorithm for Lagrangian systems", and seed `004_92d6a38d23055e78.txt`, "Events").
+//!
+//! Between events the smooth dynamics `M(q) q̈ = F(t, q, q̇) + Gᵀ λ[2]` is integrated, `λ[2]`
+//! coming from the LCP at acceleration level on the persistent contacts `I_2`, until the first
+//! root of `g = y[0]` on `I_0 − I_2` or `g = λ[2]` on `I_2` (both guarded by `TOL_ED` as Siconos
+//! 4.4 does, so that a contact just released after an impact is not found again at once). At a
+//! nonsmooth event: outputs, index sets `I_1` (`|y| ≤ TOL_ED`) and `I_2` (`|ẏ| ≤ TOL_ED` in
+//! `I_1`), the impact LCP at velocity level on `I_1` when `I_1 − I_2 ≠ ∅`
+//! (`ẏ⁺ = G M⁻¹ Gᵀ λ[1] + ẏ⁻`, `0 ≤ ẏ⁺ + e ẏ⁻ ⊥ λ[1] ≥ 0`), the post-impact velocity
+//! `v⁺ = v⁻ + M⁻¹ Gᵀ λ[1]`, the index sets again, and when `I_2 ≠ ∅` the LCP at acceleration level
+//! followed by the double-condition update (a contact force below `TOL_ED` releases the contact,
+//! the undetermined case included). The order of these operations is Siconos 4.4's, established by
+//! running it (see `docs/architecture.md`).
+
+// Index loops mirror the formulas (several arrays indexed together).
+#![allow(clippy::needless_range_loop)]
+
+use std::cell::RefCell;
+
+use faer::Mat;
+use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
+use nonsmooth_numerics::matrix::NumericsMatrix;
+
+use super::events::{EventKind, EventsManager};
+use super::ode::{OdeIntegrator, OdeOptions, OdeStop};
+use super::time_stepping::TimeDiscretisation;
+use crate::KernelError;
+use crate::linalg::DenseLu;
+use crate::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
+
+/// A right-hand side `f(t, y, out)` of an ODE.
+pub type RhsFn<'a> = &'a mut dyn FnMut(f64, &[f64], &mut [f64]) -> Result<(), KernelError>;
+/// Root functions: their number and `g(t, y, out)`.
+pub type RootFns<'a> = Option<(usize, &'a mut dyn FnMut(f64, &[f64], &mut [f64]) -> Result<(), KernelError>)>;
+
+/// The smooth integrator of an event-driven simulation (LSODAR's role in Siconos): it keeps
+/// its own history between calls until [`SmoothIntegrator::restart`].
+pub trait SmoothIntegrator: Send {
+    /// Forgets the history: the next [`SmoothIntegrator::advance`] starts from `(t0, y0)`.
+    fn restart(&mut self, t0: f64, y0: &[f64]);
+
+    /// Integrates to `tout` or to the first root of the root functions, whichever comes first;
+    /// `y` holds the state there on return. Returns the time reached and why it stopped.
+    ///
+    /// # Errors
+    /// Integration failures ([`KernelError::OdeFailure`]) and errors of `f` or `g`.
+    fn advance(
+        &mut self,
+        f: RhsFn<'_>,
+        roots: RootFns<'_>,
+        tout: f64,
+        y: &mut [f64],
+    ) -> Result<(f64, OdeStop), KernelError>;
+}
+
+/// [`OdeIntegrator`] as a smooth integrator: each call integrates from where the last one
+/// stopped (an adaptive one-step method needs no history).
+#[derive(Debug)]
+pub struct RestartingOde {
+    ode: OdeIntegrator,
+    t: f64,
+}
+
+impl RestartingOde {
+    /// The integrator with `options`.
+    ///
+    /// # Errors
+    /// As [`OdeIntegrator::new`].
+    pub fn new(options: OdeOptions) -> Result<Self, KernelError> {
+        Ok(Self { ode: OdeIntegrator::new(options)?, t: f64::NAN })
+    }
+}
+
+impl SmoothIntegrator for RestartingOde {
+    fn restart(&mut self, t0: f64, _y0: &[f64]) {
+        self.t = t0;
+    }
+
+    fn advance(
+        &mut self,
+        f: RhsFn<'_>,
+        roots: RootFns<'_>,
+        tout: f64,
+        y: &mut [f64],
+    ) -> Result<(f64, OdeStop), KernelError> {
+        if tout <= self.t {
+            return Ok((self.t, OdeStop::Reached));
+        }
+        let (t, stop, _) = self.ode.integrate(f, roots, self.t, y, tout)?;
+        self.t = t;
+        Ok((t, stop))
+    }
+}
+
+/// Options of [`EventDriven`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct EventDrivenOptions {
+    /// Siconos' `TOL_ED`: a gap, a gap velocity or a contact force below it counts as zero
+    /// (default: `1e4 ε ≈ 2.22e-12`).
+    pub tolerance: f64,
+    /// The solver of the impact and acceleration LCPs (default: Lemke, tolerance 1e-6, as
+    /// Siconos' `LCP()`).
+    pub lcp: LcpMethod,
+}
+
+impl Default for EventDrivenOptions {
+    fn default() -> Self {
+        Self {
+            tolerance: 1e4 * f64::EPSILON,
+            lcp: LcpMethod::Lemke(LemkeOptions::default().with_tolerance(1e-6).with_max_iterations(10_000)),
+        }
+    }
+}
+
+/// What the last processed event was.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct EventReport {
+    /// Its time.
+    pub time: f64,
+    /// Its kind.
+    pub kind: EventKind,
+    /// Whether an impact LCP was solved (velocity jump).
+    pub impact: bool,
+    /// Size of `I_1` and `I_2` after the event.
+    pub index_sets: (usize, usize),
+}
+
+/// Per-system data of the event-driven simulation.
+#[derive(Debug, Default)]
+struct DsData {
+    offset: usize,
+    n: usize,
+    lu: DenseLu,
+    lu_ready: bool,
+    constant_mass: bool,
+    mass: Option<Mat<f64>>,
+    forces: Vec<f64>,
+    pre_q: Vec<f64>,
+    pre_v: Vec<f64>,
+}
+
+/// The part of the simulation the right-hand side and the root functions work on.
+struct Smooth {
+    nsds: Nsds,
+    systems: Vec<(DsId, DsData)>,
+    i1: Vec<bool>,
+    i2: Vec<bool>,
+    tolerance: f64,
+    lcp: Box<dyn LcpSolver + Send>,
+}
+
+/// Event-driven simulation (Siconos' `EventDriven`): `advance_to_event`, then
+/// `process_events`, or both in [`EventDriven::step`].
+pub struct EventDriven {
+    smooth: RefCell<Smooth>,
+    events: EventsManager,
+    integrator: Box<dyn SmoothIntegrator>,
+    x: Vec<f64>,
+    restart: bool,
+    impacts: usize,
+}
+
+impl std::fmt::Debug for EventDriven {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventDriven")
+            .field("events", &self.events)
+            .field("impacts", &self.impacts)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EventDriven {
+    /// The simulation of `nsds` on `grid` (the output times), integrated by `integrator`.
+    /// Computes the outputs at `t0`, the index sets, and schedules a nonsmooth event at `t0`
+    /// when a contact is closed there.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidModel`] for systems with `T(q) ≠ I`, first-order systems, or laws
+    /// other than Newton impact; option and user-function errors.
+    pub fn new(
+        mut nsds: Nsds,
+        grid: TimeDiscretisation,
+        integrator: impl SmoothIntegrator + 'static,
+        options: EventDrivenOptions,
+    ) -> Result<Self, KernelError> {
+        if !options.tolerance.is_finite() || options.tolerance <= 0.0 {
+            return Err(KernelError::InvalidOption { name: "tolerance", reason: "must be finite and positive" });
+        }
+        let mut systems = Vec::new();
+        let mut offset = 0;
+        let ids: Vec<DsId> = (0..nsds.ds_bound()).filter_map(|i| nsds.ds_at(i)).collect();
+        for id in ids {
+            let ds = nsds.ds(id)?;
+            if ds.position_size() != ds.velocity_size() {
+                return Err(KernelError::InvalidModel(
+                    "the event-driven scheme integrates Lagrangian systems (q̇ = v)".into(),
+                ));
+            }
+            let n = ds.velocity_size();
+            let data = DsData {
+                offset,
+                n,
+                constant_mass: ds.is_mass_constant(),
+                forces: vec![0.0; n],
+                pre_q: ds.state().q().to_vec(),
+                pre_v: ds.state().v().to_vec(),
+                ..DsData::default()
+            };
+            systems.push((id, data));
+            offset += 2 * n;
+        }
+        for id in nsds.interaction_ids() {
+            let inter = nsds.interaction(id)?;
+            if inter.is_first_order() || !matches!(inter.law(), NonsmoothLaw::NewtonImpact { .. }) {
+                return Err(KernelError::InvalidModel(format!(
+                    "interaction {}: the event-driven scheme holds Newton impact laws of Lagrangian systems",
+                    id.index()
+                )));
+            }
+        }
+        let t0 = grid.t0();
+        let bound = nsds.interaction_bound();
+        let ids: Vec<InteractionId> = nsds.interaction_ids().collect();
+        for &id in &ids {
+            nsds.update_output(id, t0)?;
+        }
+        let mut smooth = Smooth {
+            nsds,
+            systems,
+            i1: vec![false; bound],
+            i2: vec![false; bound],
+            tolerance: options.tolerance,
+            lcp: options.lcp.build()?,
+        };
+        smooth.update_index_sets(t0)?;
+        let mut events = EventsManager::new(grid);
+        if smooth.i1.iter().any(|&b| b) {
+            events.schedule_nonsmooth(t0)?;
+        }
+        let x = vec![0.0; offset];
+        let mut sim = Self {
+            smooth: RefCell::new(smooth),
+            events,
+            integrator: Box::new(integrator),
+            x,
+            restart: true,
+            impacts: 0,
+        };
+        sim.gather_state();
+        Ok(sim)
+    }
+
+    /// Whether an event remains.
+    pub fn has_next_event(&self) -> bool {
+        self.events.has_next_event()
+    }
+
+    /// Whether the next event is nonsmooth (an impact or a change of the active sets).
+    pub fn next_event_is_nonsmooth(&self) -> bool {
+        self.events.next_event().is_some_and(|e| e.kind == EventKind::Nonsmooth)
+    }
+
+    /// The time of the last processed event (the start of the next integration).
+    pub fn time(&self) -> f64 {
+        self.events.starting_time()
+    }
+
+    /// The events manager.
+    pub fn events(&self) -> &EventsManager {
+        &self.events
+    }
+
+    /// Number of impacts so far.
+    pub fn impacts(&self) -> usize {
+        self.impacts
+    }
+
+    /// Reads the model.
+    pub fn with_nsds<R>(&self, read: impl FnOnce(&Nsds) -> R) -> R {
+        read(&self.smooth.borrow().nsds)
+    }
+
+    /// The state `(q, v)` of system `ds` just before the last impact.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`].
+    pub fn pre_impact_state(&self, ds: DsId) -> Result<(Vec<f64>, Vec<f64>), KernelError> {
+        let smooth = self.smooth.borrow();
+        let (_, d) = smooth.systems.iter().find(|(id, _)| *id == ds).ok_or(KernelError::UnknownDs(ds.index()))?;
+        Ok((d.pre_q.clone(), d.pre_v.clone()))
+    }
+
+    /// Sizes of `I_1` and `I_2`.
+    pub fn index_set_sizes(&self) -> (usize, usize) {
+        let smooth = self.smooth.borrow();
+        (smooth.i1.iter().filter(|&&b| b).count(), smooth.i2.iter().filter(|&&b| b).count())
+    }
+
+    fn gather_state(&mut self) {
+        let smooth = self.smooth.borrow();
+        for (id, d) in &smooth.systems {
+            let s = smooth.nsds.ds(*id).expect("a system of the model").state();
+            self.x[d.offset..d.offset + d.n].copy_from_slice(s.q());
+            self.x[d.offset + d.n..d.offset + 2 * d.n].copy_from_slice(s.v());
+        }
+    }
+
+    /// Integrates the smooth dynamics from the current event to the next one, or to the first
+    /// root found on the way (then a nonsmooth event is scheduled there).
+    ///
+    /// # Errors
+    /// Integration and user-function errors.
+    pub fn advance_to_event(&mut self) -> Result<(), KernelError> {
+        let t_init = self.events.starting_time();
+        let Some(t_end) = self.events.next_time() else { return Ok(()) };
+        {
+            let smooth = self.smooth.get_mut();
+            smooth.reset_multipliers();
+        }
+        self.gather_state();
+        if self.restart {
+            self.integrator.restart(t_init, &self.x);
+        }
+        let ng = self.smooth.borrow().nsds.interaction_bound();
+        let cell = &self.smooth;
+        let mut f = |t: f64, x: &[f64], out: &mut [f64]| cell.borrow_mut().rhs(t, x, out);
+        let mut g = |t: f64, x: &[f64], out: &mut [f64]| cell.borrow_mut().roots(t, x, out);
+        let roots: RootFns<'_> = if ng > 0 { Some((ng, &mut g)) } else { None };
+        let (t_out, stop) = self.integrator.advance(&mut f, roots, t_end, &mut self.x)?;
+        let smooth = self.smooth.get_mut();
+        smooth.write_state(&self.x);
+        let root = matches!(stop, OdeStop::Root { .. });
+        if root {
+            self.events.schedule_nonsmooth(t_out)?;
+        }
+        self.restart = root;
+        let t_next = self.events.next_time().unwrap_or(t_out);
+        smooth.update_outputs(t_next)?;
+        if !root && smooth.i2.iter().any(|&b| b) {
+            smooth.acceleration_problem(t_out)?;
+        }
+        Ok(())
+    }
+
+    /// Processes the next event (see the module documentation).
+    ///
+    /// # Errors
+    /// [`KernelError::EventDriven`] for a gap below `−TOL_ED` or an inconsistent acceleration
+    /// problem; one-step problem and user-function errors.
+    pub fn process_events(&mut self) -> Result<Option<EventReport>, KernelError> {
+        let Some(kind) = self.events.process_events() else { return Ok(None) };
+        let t = self.events.starting_time();
+        let mut impact = false;
+        if kind == EventKind::Nonsmooth {
+            let smooth = self.smooth.get_mut();
+            smooth.update_index_sets(t)?;
+            let bound = smooth.i1.len();
+            if (0..bound).any(|i| smooth.i1[i] && !smooth.i2[i]) {
+                smooth.save_pre_impact();
+                smooth.impact_problem(t)?;
+                smooth.update_index_sets(t)?;
+                impact = true;
+                self.impacts += 1;
+            }
+            if smooth.i2.iter().any(|&b| b) {
+                smooth.acceleration_problem(t)?;
+                smooth.double_condition(t)?;
+            }
+            self.restart = true;
+        }
+        let sizes = self.index_set_sizes();
+        Ok(Some(EventReport { time: t, kind, impact, index_sets: sizes }))
+    }
+
+    /// [`EventDriven::advance_to_event`] then [`EventDriven::process_events`].
+    ///
+    /// # Errors
+    /// As the two.
+    pub fn step(&mut self) -> Result<Option<EventReport>, KernelError> {
+        self.advance_to_event()?;
+        self.process_events()
+    }
+}
+
+impl Smooth {
+    fn active(&self, set: &[bool]) -> Vec<InteractionId> {
+        (0..set.len()).filter(|&i| set[i]).filter_map(|i| self.nsds.interaction_at(i)).collect()
+    }
+
+    fn write_state(&mut self, x: &[f64]) {
+        for (id, d) in &self.systems {
+            let s = self.nsds.ds_mut(*id).expect("a system of the model").state_mut();
+            s.q.copy_from_slice(&x[d.offset..d.offset + d.n]);
+            s.v.copy_from_slice(&x[d.offset + d.n..d.offset + 2 * d.n]);
+        }
+    }
+
+    fn reset_multipliers(&mut self) {
+        let ids: Vec<InteractionId> = self.nsds.interaction_ids().collect();
+        for id in ids {
+            let inter = self.nsds.interaction_mut(id);
+            for level in 0..3 {
+                inter.lambda[level].fill(0.0);
+            }
+        }
+        for (id, _) in &self.systems {
+            let s = self.nsds.ds_mut(*id).expect("a system of the model").state_mut();
+            s.p[1].fill(0.0);
+            s.p[2].fill(0.0);
+        }
+    }
+
+    /// Factorizes `M(q)` of every system (once for a constant mass).
+    fn factorize_masses(&mut self) -> Result<(), KernelError> {
+        for (id, d) in &mut self.systems {
+            if d.constant_mass && d.lu_ready {
+                continue;
+            }
+            let ds = self.nsds.ds_mut(*id)?;
+            let q = ds.state().q().to_vec();
+            let m = d.mass.get_or_insert_with(|| Mat::zeros(d.n, d.n));
+            ds.mass(&q, m)?;
+            d.lu.factorize(m, "mass matrix M(q)")?;
+            d.lu_ready = true;
+        }
+        Ok(())
+    }
+
+    /// `F(t, q, v)` of every system.
+    fn compute_forces(&mut self, t: f64) -> Result<(), KernelError> {
+        for (id, d) in &mut self.systems {
+            let ds = self.nsds.ds_mut(*id)?;
+            let (q, v) = (ds.state().q().to_vec(), ds.state().v().to_vec());
+            ds.forces(t, &q, &v, &mut d.forces)?;
+        }
+        Ok(())
+    }
+
+    /// `M⁻¹ (F + p[2])` of system `k`.
+    fn acceleration(&self, k: usize) -> Result<Vec<f64>, KernelError> {
+        let (id, d) = &self.systems[k];
+        let p2 = &self.nsds.ds(*id)?.state().p[2];
+        let mut a: Vec<f64> = (0..d.n).map(|i| p2[i] + d.forces[i]).collect();
+        d.lu.solve_in_place(&mut a);
+        Ok(a)
+    }
+
+    fn system_index(&self, ds: DsId) -> usize {
+        self.systems.iter().position(|(id, _)| *id == ds).expect("a system of the model")
+    }
+
+    /// The LCP on `ids` with `W = G M⁻¹ Gᵀ` and the given `q`; stores `z` in `λ[level]` and
+    /// accumulates `p[level] = Gᵀ λ[level]`.
+    fn solve_lcp(&mut self, ids: &[InteractionId], q: Vec<f64>, level: usize, t: f64) -> Result<(), KernelError> {
+        let sizes: Vec<usize> = ids.iter().map(|&id| self.nsds.interaction_ref(id).size).collect();
+        let n: usize = sizes.iter().sum();
+        let mut positions = Vec::with_capacity(ids.len());
+        let mut acc = 0;
+        for s in &sizes {
+            positions.push(acc);
+            acc += s;
+        }
+        // W⁻¹-weighted blocks: G_α^j M_j⁻¹ (G_β^j)ᵀ summed over shared systems.
+        let mut w = Mat::<f64>::zeros(n, n);
+        for (ka, &a) in ids.iter().enumerate() {
+            let ia = self.nsds.interaction_ref(a);
+            for (ja, &d) in ia.ds.iter().enumerate() {
+                let k = self.system_index(d);
+                let nj = self.systems[k].1.n;
+                let off_a = ia.offsets[ja];
+                for (kb, &b) in ids.iter().enumerate() {
+                    let ib = self.nsds.interaction_ref(b);
+                    let Some(jb) = ib.ds.iter().position(|&x| x == d) else { continue };
+                    let off_b = ib.offsets[jb];
+                    for l in 0..ib.size {
+                        let mut col: Vec<f64> = (0..nj).map(|c| ib.h(l, off_b + c)).collect();
+                        self.systems[k].1.lu.solve_in_place(&mut col);
+                        for i in 0..ia.size {
+                            let mut s = 0.0;
+                            for c in 0..nj {
+                                s += ia.h(i, off_a + c) * col[c];
+                            }
+                            w[(positions[ka] + i, positions[kb] + l)] += s;
+                        }
+                    }
+                }
+            }
+        }
+        let problem = LcpProblem::new(NumericsMatrix::Dense(w), q)?;
+        let (mut z, mut wv) = (vec![0.0; n], vec![0.0; n]);
+        let report = self.lcp.solve(&problem, &mut z, &mut wv)?;
+        if !report.is_converged() {
+            return Err(KernelError::NotConverged { time: t, step: 0, report });
+        }
+        for (k, &id) in ids.iter().enumerate() {
+            let inter = self.nsds.interaction_mut(id);
+            let m = inter.size;
+            inter.lambda[level].copy_from_slice(&z[positions[k]..positions[k] + m]);
+            inter.y[level].copy_from_slice(&wv[positions[k]..positions[k] + m]);
+        }
+        // p[level] = Σ Gᵀ λ[level].
+        for (id, _) in &self.systems {
+            self.nsds.ds_mut(*id).expect("a system of the model").state_mut().p[level].fill(0.0);
+        }
+        for &id in ids {
+            let inter = self.nsds.interaction_ref(id);
+            let lambda = inter.lambda[level].clone();
+            let (ds, offsets) = (inter.ds.clone(), inter.offsets.clone());
+            for (jj, d) in ds.into_iter().enumerate() {
+                let k = self.system_index(d);
+                let nj = self.systems[k].1.n;
+                let column: Vec<f64> = (0..nj)
+                    .map(|c| {
+                        (0..lambda.len()).map(|i| self.nsds.interaction_ref(id).h(i, offsets[jj] + c) * lambda[i]).sum()
+                    })
+                    .collect();
+                let p = &mut self.nsds.ds_mut(d).expect("a system of the model").state_mut().p[level];
+                for c in 0..nj {
+                    p[c] += column[c];
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The LCP at acceleration level on `I_2`: `q = G M⁻¹ F + Ġ v`, then `λ[2]`, `p[2]`.
+    fn acceleration_problem(&mut self, t: f64) -> Result<(), KernelError> {
+        let ids = self.active(&self.i2.clone());
+        if ids.is_empty() {
+            return Ok(());
+        }
+        for &id in &ids {
+            self.nsds.update_jacobian(id, t)?;
+        }
+        self.factorize_masses()?;
+        self.compute_forces(t)?;
+        let free: Vec<Vec<f64>> = (0..self.systems.len())
+            .map(|k| {
+                let d = &self.systems[k].1;
+                let mut a = d.forces.clone();
+                d.lu.solve_in_place(&mut a);
+                a
+            })
+            .collect();
+        let mut q = Vec::new();
+        for &id in &ids {
+            let inter = self.nsds.interaction_mut(id);
+            let m = inter.size;
+            let mut qa = vec![0.0; m];
+            for (jj, &d) in inter.ds.clone().iter().enumerate() {
+                let k = self.systems.iter().position(|(x, _)| *x == d).expect("a system of the model");
+                let off = inter.offsets[jj];
+                for i in 0..m {
+                    let mut s = 0.0;
+                    for c in 0..free[k].len() {
+                        s += inter.h(i, off + c) * free[k][c];
+                    }
+                    qa[i] += s;
+                }
+            }
+            let mut dgv = vec![0.0; m];
+            if let crate::model::Relation::Lagrangian(relation) = &mut inter.relation
+                && relation.jacobian_time_derivative_times_v(t, &inter.q_work, &inter.v_work, &mut dgv)?
+            {
+                for i in 0..m {
+                    qa[i] += dgv[i];
+                }
+            }
+            q.extend(qa);
+        }
+        self.solve_lcp(&ids, q, 2, t)
+    }
+
+    /// The impact LCP on `I_1`: `q = G v⁻ + e ẏ⁻`; then `v⁺ = v⁻ + M⁻¹ p[1]` and `ẏ⁺`.
+    fn impact_problem(&mut self, t: f64) -> Result<(), KernelError> {
+        let ids = self.active(&self.i1.clone());
+        self.factorize_masses()?;
+        let mut q = Vec::new();
+        for &id in &ids {
+            let inter = self.nsds.interaction_ref(id);
+            let e = inter.law.normal_restitution().expect("Newton impact laws");
+            let m = inter.size;
+            let mut qa = vec![0.0; m];
+            for i in 0..m {
+                let mut s = 0.0;
+                for (j, vj) in inter.v_work.iter().enumerate() {
+                    s += inter.h(i, j) * vj;
+                }
+                qa[i] = s;
+            }
+            for i in 0..m {
+                qa[i] += e * inter.y_memory[1][i];
+            }
+            q.extend(qa);
+        }
+        self.solve_lcp(&ids, q, 1, t)?;
+        // v⁺ = M⁻¹ p[1] + v⁻.
+        for k in 0..self.systems.len() {
+            let (id, d) = &self.systems[k];
+            let s = self.nsds.ds(*id)?.state();
+            let mut dv = s.p[1].clone();
+            d.lu.solve_in_place(&mut dv);
+            let v: Vec<f64> = (0..d.n).map(|i| dv[i] + s.v()[i]).collect();
+            self.nsds.ds_mut(*id)?.state_mut().v.copy_from_slice(&v);
+        }
+        self.update_outputs(t)
+    }
+
+    fn save_pre_impact(&mut self) {
+        for (id, d) in &mut self.systems {
+            let s = self.nsds.ds(*id).expect("a system of the model").state();
+            d.pre_q.copy_from_slice(s.q());
+            d.pre_v.copy_from_slice(s.v());
+        }
+        self.nsds.swap_output_memories();
+    }
+
+    fn update_outputs(&mut self, t: f64) -> Result<(), KernelError> {
+        let ids: Vec<InteractionId> = self.nsds.interaction_ids().collect();
+        for id in ids {
+            self.nsds.update_output(id, t)?;
+        }
+        Ok(())
+    }
+
+    /// `I_1`: `|y| ≤ TOL_ED`; `I_2` (within `I_1`): `|ẏ| ≤ TOL_ED`.
+    fn update_index_sets(&mut self, t: f64) -> Result<(), KernelError> {
+        let tol = self.tolerance;
+        for i in 0..self.i1.len() {
+            let Some(id) = self.nsds.interaction_at(i) else {
+                self.i1[i] = false;
+                self.i2[i] = false;
+                continue;
+            };
+            let inter = self.nsds.interaction_mut(id);
+            let (y, yd) = (inter.y[0][0], inter.y[1][0]);
+            if y < -tol {
+                return Err(KernelError::EventDriven { time: t, interaction: i, reason: "gap below −TOL_ED" });
+            }
+            if !self.i1[i] && y.abs() <= tol {
+                self.i1[i] = true;
+            } else if self.i1[i] && y.abs() > tol {
+                self.i1[i] = false;
+                inter.lambda[1].fill(0.0);
+            }
+            if self.i1[i] {
+                if !self.i2[i] && yd.abs() <= tol {
+                    self.i2[i] = true;
+                } else if self.i2[i] && yd.abs() > tol {
+                    self.i2[i] = false;
+                    inter.lambda[2].fill(0.0);
+                }
+            } else if self.i2[i] {
+                self.i2[i] = false;
+                inter.lambda[2].fill(0.0);
+            }
+        }
+        Ok(())
+    }
+
+    /// After the acceleration LCP: a contact whose force is below `TOL_ED` leaves `I_2`.
+    fn double_condition(&mut self, t: f64) -> Result<(), KernelError> {
+        let tol = self.tolerance;
+        // ÿ = G a + Ġ v with the new accelerations.
+        let accelerations: Vec<Vec<f64>> =
+            (0..self.systems.len()).map(|k| self.acceleration(k)).collect::<Result<_, _>>()?;
+        for i in 0..self.i2.len() {
+            if !self.i2[i] {
+                continue;
+            }
+            let id = self.nsds.interaction_at(i).expect("an interaction of I_2");
+            let inter = self.nsds.interaction_ref(id);
+            let force = inter.lambda[2][0];
+            let mut gamma = 0.0;
+            for (jj, &d) in inter.ds.iter().enumerate() {
+                let k = self.systems.iter().position(|(x, _)| *x == d).expect("a system of the model");
+                for c in 0..accelerations[k].len() {
+                    gamma += inter.h(0, inter.offsets[jj] + c) * accelerations[k][c];
+                }
+            }
+            if force.abs() < tol {
+                self.i2[i] = false;
+            } else if gamma < -tol || force < -tol {
+                return Err(KernelError::EventDriven {
+                    time: t,
+                    interaction: i,
+                    reason: "negative acceleration or force",
+                });
+            } else if gamma.abs() > tol && force.abs() > tol {
+                return Err(KernelError::EventDriven {
+                    time: t,
+                    interaction: i,
+                    reason: "acceleration and force both nonzero",
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// `ẋ = (v, M⁻¹(F + Gᵀ λ[2]))` at `(t, x)`, `λ[2]` from the acceleration LCP on `I_2`.
+    fn rhs(&mut self, t: f64, x: &[f64], out: &mut [f64]) -> Result<(), KernelError> {
+        self.write_state(x);
+        for (id, _) in &self.systems {
+            self.nsds.ds_mut(*id)?.state_mut().p[2].fill(0.0);
+        }
+        if self.i2.iter().any(|&b| b) {
+            self.acceleration_problem(t)?;
+        } else {
+            self.factorize_masses()?;
+            self.compute_forces(t)?;
+        }
+        for k in 0..self.systems.len() {
+            let a = self.acceleration(k)?;
+            let d = &self.systems[k].1;
+            out[d.offset..d.offset + d.n].copy_from_slice(&x[d.offset + d.n..d.offset + 2 * d.n]);
+            out[d.offset + d.n..d.offset + 2 * d.n].copy_from_slice(&a);
+        }
+        Ok(())
+    }
+
+    /// The root functions (Siconos 4.4's `EventDriven::computeg`), one per interaction slot.
+    fn roots(&mut self, t: f64, x: &[f64], out: &mut [f64]) -> Result<(), KernelError> {
+        self.write_state(x);
+        let tol = self.tolerance;
+        if self.i2.iter().any(|&b| b) {
+            for (id, _) in &self.systems {
+                self.nsds.ds_mut(*id)?.state_mut().p[2].fill(0.0);
+            }
+            self.acceleration_problem(t)?;
+        }
+        self.update_outputs(t)?;
+        for i in 0..out.len() {
+            let Some(id) = self.nsds.interaction_at(i) else {
+                out[i] = 100.0 * tol;
+                continue;
+            };
+            let inter = self.nsds.interaction_ref(id);
+            let (y, yd) = (inter.y[0][0], inter.y[1][0]);
+            out[i] = if !self.i2[i] {
+                if y > tol {
+                    y
+                } else if yd > -tol {
+                    100.0 * tol
+                } else {
+                    y
+                }
+            } else {
+                let force = inter.lambda[2][0];
+                if force > tol || inter.y[2][0] > tol { force } else { 100.0 * tol }
+            };
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,107 @@
+//! Siconos' `BouncingBallED` (see `../shared/data/reference/README.md`): the bouncing ball of
+//! `BouncingBallTS` (with the rotational inertia `3/5 m R²`), simulated event by event: smooth
+//! flights integrated with root finding on the gap, impacts solved at velocity level, resting
+//! contact at acceleration level.
+
+use nonsmooth::kernel::KernelError;
+use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::simulation::{
+    EventDriven, EventDrivenOptions, OdeOptions, RestartingOde, SmoothIntegrator, TimeDiscretisation, Trajectory,
+};
+
+/// Parameters of the model.
+#[derive(Clone, Copy, Debug)]
+pub struct BouncingBallEd {
+    /// Output step (default 0.005).
+    pub h: f64,
+    /// Final time (default 8.5).
+    pub t_end: f64,
+    /// Restitution coefficient (default 0.9).
+    pub restitution: f64,
+    /// Initial height (default 1).
+    pub height: f64,
+}
+
+impl Default for BouncingBallEd {
+    fn default() -> Self {
+        Self { h: 0.005, t_end: 8.5, restitution: 0.9, height: 1.0 }
+    }
+}
+
+/// Gravity.
+pub const GRAVITY: f64 = 9.81;
+
+impl BouncingBallEd {
+    /// The simulation with the given smooth integrator, its ball and its contact.
+    ///
+    /// # Errors
+    /// Kernel errors.
+    pub fn build_with(
+        &self,
+        integrator: impl SmoothIntegrator + 'static,
+    ) -> Result<(EventDriven, DsId, InteractionId), KernelError> {
+        let (m, r) = (1.0, 0.1);
+        let mass = faer::mat![[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, 3.0 / 5.0 * m * r * r]];
+        let ball = LagrangianLinearTids::new(vec![self.height, 0.0, 0.0], vec![0.0; 3], mass)?
+            .with_external_force(vec![-m * GRAVITY, 0.0, 0.0])?;
+        let mut nsds = Nsds::new();
+        let ball = nsds.add_ds(ball);
+        let contact = nsds.link(
+            LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?,
+            NonsmoothLaw::newton_impact(self.restitution)?,
+            &[ball],
+        )?;
+        let sim = EventDriven::new(
+            nsds,
+            TimeDiscretisation::new(0.0, self.h, self.t_end)?,
+            integrator,
+            EventDrivenOptions::default(),
+        )?;
+        Ok((sim, ball, contact))
+    }
+
+    /// The simulation with Dormand–Prince at `rtol = 1e-14`, `atol = 1e-14`.
+    ///
+    /// # Errors
+    /// Kernel errors.
+    pub fn build(&self) -> Result<(EventDriven, DsId, InteractionId), KernelError> {
+        let options = OdeOptions::default().with_rtol(1e-14).with_atol(1e-14);
+        self.build_with(RestartingOde::new(options)?)
+    }
+
+    /// Runs the simulation and returns the rows of `BouncingBallED.ref`:
+    /// `t, x, ẋ, p(1)[0], p(2)[0], λ(1)[0], λ(2)[0]`, one row per event read after it is
+    /// processed, plus a pre-impact row before each impact (state just before the impact,
+    /// the impulse, the force, multipliers 0); no row for `t0`, as Siconos' driver.
+    ///
+    /// # Errors
+    /// Kernel errors.
+    pub fn simulate(&self) -> Result<Trajectory, KernelError> {
+        let (sim, ball, contact) = self.build()?;
+        run(sim, ball, contact)
+    }
+}
+
+/// Steps `sim` to the end, writing the `.ref` rows.
+///
+/// # Errors
+/// Kernel errors.
+pub fn run(mut sim: EventDriven, ball: DsId, contact: InteractionId) -> Result<Trajectory, KernelError> {
+    let mut out = Trajectory::new(7);
+    while sim.has_next_event() {
+        sim.advance_to_event()?;
+        let nonsmooth = sim.next_event_is_nonsmooth();
+        let Some(report) = sim.process_events()? else { break };
+        let (q, v, p1, p2, l1, l2) = sim.with_nsds(|nsds| -> Result<_, KernelError> {
+            let s = nsds.ds(ball)?.state();
+            let i = nsds.interaction(contact)?;
+            Ok((s.q()[0], s.v()[0], s.p(1)[0], s.p(2)[0], i.lambda(1)[0], i.lambda(2)[0]))
+        })?;
+        if nonsmooth && report.impact {
+            let (pq, pv) = sim.pre_impact_state(ball)?;
+            out.push(&[report.time, pq[0], pv[0], p1, p2, 0.0, 0.0]);
+        }
+        out.push(&[report.time, q, v, p1, p2, l1, l2]);
+    }
+    Ok(out)
+}

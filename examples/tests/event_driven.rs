@@ -1,0 +1,73 @@
+//! The event-driven bouncing ball against Siconos' reference and the analytic ballistic times,
+//! and a ball coming to rest (e = 0) whose contact force equals its weight.
+
+use nonsmooth::kernel::io::read_trajectory;
+use nonsmooth_examples::data_dir;
+use nonsmooth_examples::kernel::bouncing_ball_ed::{BouncingBallEd, GRAVITY};
+
+/// Rows whose time appears twice are impacts (pre-impact row, then post-impact row).
+fn impact_times(rows: &nonsmooth::kernel::simulation::Trajectory) -> Vec<f64> {
+    (1..rows.rows())
+        .filter(|&i| rows.row(i)[0].to_bits() == rows.row(i - 1)[0].to_bits())
+        .map(|i| rows.row(i)[0])
+        .collect()
+}
+
+#[test]
+fn bouncing_ball_ed_follows_siconos() {
+    let Some(data) = data_dir() else { return };
+    let reference = read_trajectory(&data.join("reference/BouncingBallED.ref")).expect("readable reference");
+    let ours = BouncingBallEd::default().simulate().expect("the model runs");
+    // Same events: 1700 grid rows and 44 impacts (two rows each).
+    assert_eq!((ours.rows(), ours.columns()), (1788, 7));
+    assert_eq!(impact_times(&ours).len(), 44);
+    let mut early = 0.0f64;
+    let mut all = 0.0f64;
+    for i in 0..ours.rows() {
+        let d = ours.row(i).iter().zip(reference.row(i)).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        if reference.row(i)[0] <= 5.7 {
+            early = early.max(d);
+        }
+        all = all.max(d);
+    }
+    println!("BouncingBallED: max |difference| {early:e} up to t = 5.7, {all:e} over the run");
+    assert!(early <= 1e-12, "{early:e}");
+    // FIXME(issue 6): Siconos integrates with LSODAR (Adams, rtol 2.2e-15), whose 1e-14 trajectory
+    // errors move the later impact times; matching the whole file to 1e-12 needs our port of
+    // LSODAR's nonstiff path (see the closing note). With Dormand–Prince the gap is 4.8e-11.
+    assert!(all <= 1e-10, "{all:e}");
+}
+
+#[test]
+fn impact_times_are_the_ballistic_ones() {
+    let ours = BouncingBallEd::default().simulate().expect("the model runs");
+    let times = impact_times(&ours);
+    let (e, g) = (0.9f64, GRAVITY);
+    let t1 = (2.0 / g).sqrt();
+    let v1 = g * t1;
+    let mut expected = t1;
+    let mut worst = 0.0f64;
+    for (k, t) in times.iter().enumerate() {
+        if k > 0 {
+            expected += 2.0 * e.powi(k as i32) * v1 / g;
+        }
+        worst = worst.max((t - expected).abs());
+    }
+    println!("{} impacts, max |t − t_analytic| = {worst:e}", times.len());
+    assert!(worst <= 1e-12, "{worst:e}");
+}
+
+#[test]
+fn a_ball_with_e_0_rests_and_the_contact_force_is_its_weight() {
+    let model = BouncingBallEd { restitution: 0.0, t_end: 1.0, ..BouncingBallEd::default() };
+    let rows = model.simulate().expect("the model runs");
+    let times = impact_times(&rows);
+    assert_eq!(times.len(), 1, "one impact, then rest");
+    assert!((times[0] - (2.0 / GRAVITY).sqrt()).abs() <= 1e-12);
+    let after: Vec<&[f64]> = rows.iter_rows().filter(|r| r[0] > times[0]).collect();
+    assert!(!after.is_empty());
+    for r in after {
+        assert!(r[1].abs() <= 1e-12 && r[2].abs() <= 1e-12, "at rest: {r:?}");
+        assert!((r[6] - GRAVITY).abs() <= 1e-12 && (r[4] - GRAVITY).abs() <= 1e-12, "force = weight: {r:?}");
+    }
+}
