@@ -71,3 +71,33 @@ fn a_ball_with_e_0_rests_and_the_contact_force_is_its_weight() {
         assert!((r[6] - GRAVITY).abs() <= 1e-12 && (r[4] - GRAVITY).abs() <= 1e-12, "force = weight: {r:?}");
     }
 }
+
+/// Time-stepping (Moreau–Jean) converges to the event-driven trajectory at order 1: the
+/// largest position difference at the common output times (every 0.01 s up to t = 2, six
+/// impacts) halves when h halves.
+#[test]
+fn time_stepping_converges_to_event_driven_at_order_one() {
+    use nonsmooth_examples::kernel::bouncing_ball::BouncingBall;
+    let ed = BouncingBallEd { h: 0.01, t_end: 2.0, ..BouncingBallEd::default() }.simulate().expect("the model runs");
+    // Event-driven positions on the output grid (grid rows only: impact rows have other times).
+    let grid: Vec<(f64, f64)> =
+        ed.iter_rows().filter(|r| ((r[0] / 0.01).round() * 0.01 - r[0]).abs() < 1e-12).map(|r| (r[0], r[1])).collect();
+    let mut errors = Vec::new();
+    for h in [1e-3, 5e-4, 2.5e-4, 1.25e-4] {
+        let ts = BouncingBall { h, t_end: 2.0, ..BouncingBall::default() }.simulate().expect("the model runs");
+        let stride = (0.01 / h).round() as usize;
+        let mut worst = 0.0f64;
+        for &(t, x) in &grid {
+            let k = (t / 0.01).round() as usize * stride;
+            let row = ts.row(k);
+            assert!((row[0] - t).abs() < 1e-9);
+            worst = worst.max((row[1] - x).abs());
+        }
+        errors.push(worst);
+    }
+    let ratios: Vec<f64> = errors.windows(2).map(|w| w[0] / w[1]).collect();
+    println!("max |x_TS − x_ED| for h = 1e-3 … 1.25e-4: {errors:?}, ratios {ratios:?}");
+    for r in &ratios {
+        assert!((1.6..=2.5).contains(r), "order-1 ratios expected, got {ratios:?}");
+    }
+}
