@@ -3,7 +3,7 @@
 
 use nonsmooth::kernel::io::read_trajectory;
 use nonsmooth_examples::data_dir;
-use nonsmooth_examples::kernel::bouncing_ball_ed::{BouncingBallEd, GRAVITY};
+use nonsmooth_examples::kernel::bouncing_ball_ed::{BouncingBallEd, GRAVITY, run};
 
 /// Rows whose time appears twice are impacts (pre-impact row, then post-impact row).
 fn impact_times(rows: &nonsmooth::kernel::simulation::Trajectory) -> Vec<f64> {
@@ -21,6 +21,20 @@ fn bouncing_ball_ed_follows_siconos() {
     // Same events: 1700 grid rows and 44 impacts (two rows each).
     assert_eq!((ours.rows(), ours.columns()), (1788, 7));
     assert_eq!(impact_times(&ours).len(), 44);
+    let diff = ours.max_abs_difference(&reference).expect("same shape as the reference");
+    println!("BouncingBallED (our LSODAR port): max |difference| = {diff:e}");
+    assert!(diff <= 1e-12, "{diff:e}");
+}
+
+#[test]
+fn bouncing_ball_ed_with_dormand_prince_follows_siconos_until_lsodar_errors_accumulate() {
+    // An independent integrator: the same events, the same values until the LSODAR trajectory
+    // errors (1e-14 in x) start to move Siconos' impact times.
+    let Some(data) = data_dir() else { return };
+    let reference = read_trajectory(&data.join("reference/BouncingBallED.ref")).expect("readable reference");
+    let (sim, ball, contact) = BouncingBallEd::default().build_dopri().expect("the model builds");
+    let ours = run(sim, ball, contact).expect("the model runs");
+    assert_eq!((ours.rows(), ours.columns()), (1788, 7));
     let mut early = 0.0f64;
     let mut all = 0.0f64;
     for i in 0..ours.rows() {
@@ -30,17 +44,17 @@ fn bouncing_ball_ed_follows_siconos() {
         }
         all = all.max(d);
     }
-    println!("BouncingBallED: max |difference| {early:e} up to t = 5.7, {all:e} over the run");
+    println!("BouncingBallED with Dormand–Prince: {early:e} up to t = 5.7, {all:e} over the run");
     assert!(early <= 1e-12, "{early:e}");
-    // FIXME(issue 6): Siconos integrates with LSODAR (Adams, rtol 2.2e-15), whose 1e-14 trajectory
-    // errors move the later impact times; matching the whole file to 1e-12 needs our port of
-    // LSODAR's nonstiff path (see the closing note). With Dormand–Prince the gap is 4.8e-11.
     assert!(all <= 1e-10, "{all:e}");
 }
 
 #[test]
 fn impact_times_are_the_ballistic_ones() {
-    let ours = BouncingBallEd::default().simulate().expect("the model runs");
+    // Dormand–Prince at 1e-14: the impact times of the exact parabolas (Siconos' LSODAR drifts
+    // from them by up to 4.7e-12 at the last impacts, its trajectory errors moving the roots).
+    let (sim, ball, contact) = BouncingBallEd::default().build_dopri().expect("the model builds");
+    let ours = run(sim, ball, contact).expect("the model runs");
     let times = impact_times(&ours);
     let (e, g) = (0.9f64, GRAVITY);
     let t1 = (2.0 / g).sqrt();

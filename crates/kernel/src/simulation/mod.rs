@@ -11,10 +11,12 @@ pub mod recorder;
 pub mod time_stepping;
 
 pub use euler_moreau::{EulerMoreauOptions, EulerMoreauOsi};
-pub use event_driven::{EventDriven, EventDrivenOptions, EventReport, RestartingOde, SmoothIntegrator};
+pub use event_driven::{EventDriven, EventDrivenOptions, EventReport, LsodarSmooth, RestartingOde, SmoothIntegrator};
 pub use events::{EVENT_TOLERANCE, Event, EventKind, EventsManager};
 pub use moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, kinetic_energy};
-pub use ode::{OdeFailureReason, OdeIntegrator, OdeMethod, OdeOptions, OdeStats, OdeStop};
+pub use ode::{
+    LsodarIntegrator, LsodarStats, OdeFailureReason, OdeIntegrator, OdeMethod, OdeOptions, OdeStats, OdeStop,
+};
 pub use osns::{MatrixStorage, OneStepNsProblem, OsnsKind};
 pub use recorder::Trajectory;
 pub use time_stepping::{

@@ -38,6 +38,9 @@ use faer::Mat;
 use crate::KernelError;
 use crate::linalg::DenseLu;
 
+mod lsodar;
+pub use lsodar::{LsodarIntegrator, LsodarStats};
+
 const EPS: f64 = f64::EPSILON;
 
 /// `Auto` switches to Radau IIA after 15 accepted DOPRI5 steps (without 6 in a row below) with
