@@ -31,12 +31,24 @@ EulerMoreauOSI(0.5):
   FirstOrderLinearR C = I, B = 2I, D = 0; RelayNSL(2); Relay(SICONOS_RELAY_PGS); h = 1e-3,
   T = 0.8: 800 steps.
 
+The event-driven case (issue 6), n = 1, is Siconos' BouncingBallED:
+
+* `bouncing_ball_ed`: LagrangianLinearTIDS q0 = (1, 0, 0), v0 = 0, M = diag(1, 1, 3/5 m R^2)
+  (m = 1, R = 0.1), FExt = (-9.81, 0, 0); LagrangianLinearTIR H = [1, 0, 0] with
+  NewtonImpactNSL(0.9); EventDriven(TimeDiscretisation(0, 0.005)) on [0, 8.5] with a LsodarOSI and
+  two LCPs (SICONOS_OSNSP_ED_IMPACT, SICONOS_OSNSP_ED_SMOOTH_ACC). Its loop is
+  `while s.hasNextEvent(): s.advanceToEvent(); s.processEvents()` and a "step" is an event
+  processed: 1744 (1700 grid points, 44 impacts). Active = 1 on a nonsmooth event whose impact
+  solve gave lambda(1) > 0 (an impact), else 0, so steps_with_contacts = impacts (also written
+  as "impacts"); z_bottom = z_top = sum_z = final x, sum_v = final v.
+
 For every case the script first runs one instrumented, untimed simulation that records the
 active contacts of each step (the LCP size `getSizeOutput()` when `hasInteractions()`, else 0:
 Siconos skips the LCP, and leaves the size of the previous one, when no interaction is active;
 for the first-order cases the number of interactions of the problem, index set 0, i.e. 1) and
 the final state. Then it times, on a newly built model each time,
-only the loop `while s.hasNextEvent(): s.computeOneStep(); s.nextStep()` with
+only the loop `while s.hasNextEvent(): s.computeOneStep(); s.nextStep()` (the event-driven
+case: its `advanceToEvent(); processEvents()` loop) with
 `time.perf_counter`: `--reps` times, stopping early once the loops took `--max-seconds`.
 `--quick` keeps N <= 100 and one timed repetition.
 
@@ -80,6 +92,8 @@ class Model:
         self.nsds = nsds
         # First-order (EulerMoreauOSI) model: one system x, every interaction in every problem.
         self.first_order = first_order
+        # Event-driven model: the loop runs advanceToEvent / processEvents, one event at a time.
+        self.event_driven = False
 
 
 def simulation(nsds, h):
@@ -189,6 +203,26 @@ def simple_relay():
     return first_order_simulation(nsds, ds, inter, 1e-3, sk.Relay(sn.SICONOS_RELAY_PGS))
 
 
+def bouncing_ball_ed():
+    """Siconos' BouncingBallED: the ball (rotational inertia 3/5 m R^2) event by event, LSODAR."""
+    m, r = 1.0, 0.1
+    ball = sk.LagrangianLinearTIDS([1.0, 0.0, 0.0], [0.0, 0.0, 0.0], np.diag([m, m, 3.0 / 5.0 * m * r * r]))
+    ball.setFExtPtr(np.array([-m * GRAVITY, 0.0, 0.0]))
+    inter = sk.Interaction(sk.NewtonImpactNSL(RESTITUTION), sk.LagrangianLinearTIR(np.array([[1.0, 0.0, 0.0]])))
+    nsds = sk.NonSmoothDynamicalSystem(0.0, 8.5)
+    nsds.insertDynamicalSystem(ball)
+    nsds.link(inter, ball)
+    s = sk.EventDriven(nsds, sk.TimeDiscretisation(0.0, 0.005))
+    s.insertIntegrator(sk.LsodarOSI())
+    impact, acceleration = sk.LCP(), sk.LCP()
+    s.insertNonSmoothProblem(impact, sk.SICONOS_OSNSP_ED_IMPACT)
+    s.insertNonSmoothProblem(acceleration, sk.SICONOS_OSNSP_ED_SMOOTH_ACC)
+    s.initialize()
+    model = Model(s, impact, [ball], [inter], nsds)
+    model.event_driven = True
+    return model
+
+
 def cases(quick):
     """(case, n, builder) in report order."""
     sizes = [10, 100] if quick else [10, 100, 1000]
@@ -196,6 +230,7 @@ def cases(quick):
     out += [("beads_column", n, lambda n=n: beads_column(n)) for n in sizes]
     out += [("beads_stack", n, lambda n=n: beads_stack(n)) for n in sizes]
     out += [("diode_bridge", 1, diode_bridge), ("relay", 1, simple_relay)]
+    out += [("bouncing_ball_ed", 1, bouncing_ball_ed)]
     return out
 
 
@@ -209,6 +244,21 @@ def final_state(model):
     z = [float(b.q()[0]) for b in model.bodies]
     v = [float(b.velocity()[0]) for b in model.bodies]
     return z[0], z[-1], float(sum(z)), float(sum(v))
+
+
+def instrumented_event_run(model):
+    """Runs the event-driven simulation to its end; per event 1 for an impact (a nonsmooth
+    event whose impact LCP gave lambda(1) > 0), else 0."""
+    s = model.simulation
+    events = s.eventsManager()
+    active = []
+    while s.hasNextEvent():
+        s.advanceToEvent()
+        nonsmooth = events.nextEvent().getType() == 2
+        s.processEvents()
+        impact = nonsmooth and any(float(i.lambda_(1)[0]) > 0.0 for i in model.interactions)
+        active.append(1 if impact else 0)
+    return active
 
 
 def instrumented_run(model, count_impulses):
@@ -237,6 +287,14 @@ def timed_run(build):
     model = build()
     s = model.simulation
     steps = 0
+    if model.event_driven:
+        start = time.perf_counter()
+        while s.hasNextEvent():
+            s.advanceToEvent()
+            s.processEvents()
+            steps += 1
+        seconds = time.perf_counter() - start
+        return final_state(model), steps, None, seconds
     start = time.perf_counter()
     while s.hasNextEvent():
         s.computeOneStep()
@@ -248,7 +306,10 @@ def timed_run(build):
 
 def run_case(case, n, build, reps, max_seconds):
     model = build()
-    active, impulse_steps = instrumented_run(model, case == "bouncing_ball")
+    if model.event_driven:
+        active, impulse_steps = instrumented_event_run(model), 0
+    else:
+        active, impulse_steps = instrumented_run(model, case == "bouncing_ball")
     z_bottom, z_top, sum_z, sum_v = final_state(model)
     steps = len(active)
     (state, timed_steps, _, _), times = repeat_timed(lambda: timed_run(build), reps, max_seconds)
@@ -273,6 +334,8 @@ def run_case(case, n, build, reps, max_seconds):
     }
     if case == "bouncing_ball":
         record["steps_with_impulse"] = impulse_steps
+    if model.event_driven:
+        record["impacts"] = sum(active)
     return record
 
 

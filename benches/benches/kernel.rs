@@ -1,13 +1,17 @@
 //! Criterion benches of time-stepping: group `kernel`, ids `bouncing_ball`, `beads_column/N`,
-//! `beads_stack/N` (Moreau–Jean), `diode_bridge` and `relay` (Euler–Moreau, first-order)
-//! (`nonsmooth_benches::kernel_models`). One iteration is the whole stepping loop of a freshly
-//! built model (building is not timed), as Siconos' loop is timed in `xtask/siconos_kernel.py`.
+//! `beads_stack/N` (Moreau–Jean), `diode_bridge` and `relay` (Euler–Moreau, first-order),
+//! `bouncing_ball_ed` (event-driven) (`nonsmooth_benches::kernel_models`). One iteration is the
+//! whole stepping loop of a freshly built model (building is not timed), as Siconos' loop is
+//! timed in `xtask/siconos_kernel.py`; for the event-driven ball, the whole
+//! `while has_next_event { advance_to_event; process_events }` loop (1744 events).
 
 use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
-use nonsmooth_benches::kernel_models::{kernel_case, kernel_cases, kernel_steps};
+use nonsmooth_benches::kernel_models::{
+    bouncing_ball_ed, event_driven_cases, kernel_case, kernel_cases, kernel_steps, run_event_driven,
+};
 use nonsmooth_benches::quick_mode;
 
 fn kernel(c: &mut Criterion) {
@@ -37,6 +41,18 @@ fn kernel(c: &mut Criterion) {
         } else {
             group.bench_function(BenchmarkId::new(case, n), run);
         }
+    }
+    for (case, _) in event_driven_cases() {
+        group.bench_function(case, |b| {
+            b.iter_batched(
+                || bouncing_ball_ed().expect("the bench model builds").0,
+                |mut sim| {
+                    black_box(run_event_driven(&mut sim).expect("the bench model runs"));
+                    sim
+                },
+                BatchSize::PerIteration,
+            )
+        });
     }
     group.finish();
 }

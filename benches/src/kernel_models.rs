@@ -5,16 +5,20 @@
 //!   1000 steps; 100 for the stack of 1000);
 //! - Euler–Moreau, first-order systems (issue 5; `../shared/data/reference/README.md`): Siconos'
 //!   `DiodeBridge` (5000 steps of h = 1e-6, t = 0 → 5e-3) and `SimpleExampleRelay` (800 steps of
-//!   h = 1e-3), the models of `examples/src/kernel/{diode_bridge,simple_example_relay}.rs`.
+//!   h = 1e-3), the models of `examples/src/kernel/{diode_bridge,simple_example_relay}.rs`;
+//! - event-driven (issue 6): Siconos' `BouncingBallED` (LSODAR at Siconos' tolerances, impact and
+//!   acceleration LCPs, output grid h = 0.005 up to T = 8.5: 1744 events, 1700 grid points and 44
+//!   impacts), the model of `examples/src/kernel/bouncing_ball_ed.rs`.
 
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{
-    DsId, FirstOrderLinearDs, FirstOrderLinearTir, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds,
+    DsId, FirstOrderLinearDs, FirstOrderLinearTir, InteractionId, LagrangianLinearTids, LagrangianLinearTir,
+    NonsmoothLaw, Nsds,
 };
 use nonsmooth::kernel::numerics::relay::RelayMethod;
 use nonsmooth::kernel::simulation::{
-    EulerMoreauOsi, MatrixStorage, MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping,
-    TimeSteppingOptions,
+    EulerMoreauOsi, EventDriven, EventDrivenOptions, LsodarSmooth, MatrixStorage, MoreauJeanOsi, OneStepNsProblem,
+    TimeDiscretisation, TimeStepping, TimeSteppingOptions,
 };
 use nonsmooth::numerics::lcp::{BppOptions, LcpMethod};
 
@@ -37,6 +41,18 @@ pub fn is_first_order(case: &str) -> bool {
     matches!(case, "diode_bridge" | "relay")
 }
 
+/// The event-driven cases: `(name, N)`, reported after the time-stepping ones of
+/// [`kernel_cases`] (`quick` keeps them: N = 1).
+pub fn event_driven_cases() -> Vec<(&'static str, usize)> {
+    vec![("bouncing_ball_ed", 1)]
+}
+
+/// Whether `case` is an event-driven case (built by [`bouncing_ball_ed`], run by
+/// [`run_event_driven`]; its "steps" are the events processed).
+pub fn is_event_driven(case: &str) -> bool {
+    case == "bouncing_ball_ed"
+}
+
 /// Steps of one run of `case` with `n` beads: 5000 for the diode bridge (h = 1e-6 up to
 /// T = 5e-3, as Siconos' `while hasNextEvent()` loop runs them; the reference file
 /// `DiodeBridge.ref` keeps only the first 4999), 800 for the relay (as `SimpleExampleRelay`).
@@ -45,10 +61,16 @@ pub fn kernel_steps(case: &str, n: usize) -> usize {
         ("bouncing_ball", _) => 2000,
         ("diode_bridge", _) => 5000,
         ("relay", _) => 800,
+        // Events, not steps: the 1700 points of the output grid (0.005 up to 8.5) and 44
+        // impacts, as Siconos 4.4's run and `BouncingBallED.ref` (1744 events + 44 pre-impact rows).
+        ("bouncing_ball_ed", _) => BOUNCING_BALL_ED_EVENTS,
         ("beads_stack", n) if n >= 1000 => 100,
         _ => 1000,
     }
 }
+
+/// Events of one run of [`bouncing_ball_ed`]: 1700 grid points and 44 impacts.
+pub const BOUNCING_BALL_ED_EVENTS: usize = 1744;
 
 /// The one-step problem of the bead models: exact LCP solutions (unique: `M = H W⁻¹ Hᵀ` is
 /// positive definite). Small problems go to Lemke on a dense matrix, as Siconos; the chain
@@ -176,6 +198,75 @@ pub fn simple_relay() -> Result<(TimeStepping, Vec<DsId>), KernelError> {
     Ok((sim, vec![ds]))
 }
 
+/// Siconos' `BouncingBallED` (the model of `examples/src/kernel/bouncing_ball_ed.rs`,
+/// `BouncingBallEd::default()`): the ball `q₀ = (1, 0, 0)`, `v₀ = 0`,
+/// `M = diag(m, m, 3/5 m R²)` with `m = 1`, `R = 0.1`, `F_ext = (−m g, 0, 0)`, one contact
+/// `y = q[0]` with a Newton impact law `e = 0.9`; event-driven, the smooth flights by our port of
+/// LSODAR at Siconos' tolerances (`LsodarOSI`), output grid `h = 0.005` on `[0, 8.5]`. Returns the
+/// simulation, the ball and the contact.
+///
+/// # Errors
+/// Kernel errors (none for this model).
+pub fn bouncing_ball_ed() -> Result<(EventDriven, DsId, InteractionId), KernelError> {
+    let (m, r) = (1.0, 0.1);
+    let mass = faer::mat![[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, 3.0 / 5.0 * m * r * r]];
+    let ball = LagrangianLinearTids::new(vec![1.0, 0.0, 0.0], vec![0.0; 3], mass)?.with_external_force(vec![
+        -m * G,
+        0.0,
+        0.0,
+    ])?;
+    let mut nsds = Nsds::new();
+    let ball = nsds.add_ds(ball);
+    let contact =
+        nsds.link(LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?, NonsmoothLaw::newton_impact(0.9)?, &[ball])?;
+    let sim = EventDriven::new(
+        nsds,
+        TimeDiscretisation::new(0.0, 0.005, 8.5)?,
+        LsodarSmooth::siconos(),
+        EventDrivenOptions::default(),
+    )?;
+    Ok((sim, ball, contact))
+}
+
+/// What one event-driven run did: the events processed and, among them, the impacts (the
+/// nonsmooth events whose impact LCP was solved).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct EventDrivenRun {
+    /// Events processed (grid points and nonsmooth events).
+    pub events: usize,
+    /// Events with an impact (a velocity jump).
+    pub impacts: usize,
+}
+
+/// Runs `sim` to its end as Siconos' driver does, `while has_next_event { advance_to_event;
+/// process_events }`, counting the events and the impacts.
+///
+/// # Errors
+/// Kernel errors of the simulation.
+pub fn run_event_driven(sim: &mut EventDriven) -> Result<EventDrivenRun, KernelError> {
+    let mut run = EventDrivenRun::default();
+    while sim.has_next_event() {
+        sim.advance_to_event()?;
+        let Some(report) = sim.process_events()? else { break };
+        run.events += 1;
+        run.impacts += usize::from(report.impact);
+    }
+    Ok(run)
+}
+
+/// The final-state checksums of [`bouncing_ball_ed`] after a run, in the layout of
+/// [`final_checksums`]: `(x, x, x, ẋ)` of the ball (as the time-stepping ball).
+///
+/// # Errors
+/// [`KernelError`] when `ball` is not a system of `sim`.
+pub fn event_driven_checksums(sim: &EventDriven, ball: DsId) -> Result<[f64; 4], KernelError> {
+    sim.with_nsds(|nsds| {
+        let s = nsds.ds(ball)?.state();
+        let (x, v) = (s.q()[0], s.v()[0]);
+        Ok([x, x, x, v])
+    })
+}
+
 fn first_order_simulation(nsds: Nsds, h: f64, osns: OneStepNsProblem) -> Result<TimeStepping, KernelError> {
     TimeStepping::new(
         nsds,
@@ -198,6 +289,9 @@ pub fn kernel_case(case: &str, n: usize) -> Result<(TimeStepping, Vec<DsId>), Ke
         "beads_stack" => beads_stack(n),
         "diode_bridge" => diode_bridge(),
         "relay" => simple_relay(),
+        ed if is_event_driven(ed) => {
+            Err(KernelError::InvalidModel(format!("{ed:?} is event-driven: build it with `bouncing_ball_ed`")))
+        }
         other => Err(KernelError::InvalidModel(format!("unknown kernel bench case {other:?}"))),
     }
 }
@@ -237,4 +331,23 @@ pub fn final_checksums(case: &str, sim: &TimeStepping, ids: &[DsId]) -> Result<[
         sum_v += s.v()[0];
     }
     Ok([nsds.ds(first)?.state().q()[0], nsds.ds(last)?.state().q()[0], sum_z, sum_v])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_event_driven_ball_runs_siconos_1744_events_and_ends_where_siconos_does() {
+        let (mut sim, ball, _) = bouncing_ball_ed().expect("the model builds");
+        let run = run_event_driven(&mut sim).expect("the model runs");
+        assert_eq!(run, EventDrivenRun { events: BOUNCING_BALL_ED_EVENTS, impacts: 44 });
+        assert_eq!(kernel_steps("bouncing_ball_ed", 1), 1744);
+        let [x, x_top, sum_x, v] = event_driven_checksums(&sim, ball).expect("the ball is in the model");
+        // Siconos 4.4 (`xtask/siconos_kernel.py`): x = 5.565550791198585e-6, v = -0.04166519585822917 at t = 8.5.
+        assert!((x - 5.565550791198585e-6).abs() < 1e-15, "{x:e}");
+        assert!((v + 0.04166519585822917).abs() < 1e-14, "{v:e}");
+        assert!((x_top - x).abs() < 1e-300 && (sum_x - x).abs() < 1e-300);
+        assert!(kernel_case("bouncing_ball_ed", 1).is_err(), "not a time-stepping case");
+    }
 }

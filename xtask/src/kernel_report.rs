@@ -1,14 +1,14 @@
 //! The kernel part of `cargo xtask bench-report`: Moreau–Jean time-stepping on the bouncing ball
 //! and the two bead models (issue 4), Euler–Moreau time-stepping on the first-order diode bridge
-//! and relay examples (issue 5), ours and Siconos 4.4's in the same run; writes `kernel.md` and
-//! `kernel.csv`.
+//! and relay examples (issue 5), the event-driven bouncing ball (issue 6), ours and Siconos 4.4's
+//! in the same run; writes `kernel.md` and `kernel.csv`.
 //!
 //! Steps:
 //! 1. `cargo bench -p nonsmooth-benches --bench kernel -- --save-baseline NAME`: criterion group
-//!    `kernel`, ids `bouncing_ball`, `beads_column/N`, `beads_stack/N`, `diode_bridge`, `relay`;
-//!    one iteration is the whole
+//!    `kernel`, ids `bouncing_ball`, `beads_column/N`, `beads_stack/N`, `diode_bridge`, `relay`,
+//!    `bouncing_ball_ed`; one iteration is the whole
 //!    stepping loop, so our per-step time is the median over the steps of the case
-//!    ([`bench_steps`]);
+//!    ([`bench_steps`]; for the event-driven ball the events processed, 1744);
 //! 2. `kernel-summary` (`cargo build --release -p nonsmooth-benches --bin kernel-summary`, then
 //!    run): one JSON line per case with the active-contact statistics and the final-state
 //!    checksums ([`CaseSummary`]);
@@ -16,7 +16,8 @@
 //!    `../shared/notes/siconos44.md` section 8 says, the same summary fields and the median loop
 //!    time;
 //! 4. the report: per case both per-step times, the ratio against the target (≤ 0.2; the
-//!    Lagrangian cases only: issue 5 asks the first-order cases for the ratio, with no target),
+//!    Lagrangian time-stepping cases only: issues 5 and 6 ask the first-order cases and the
+//!    event-driven ball for the ratio, with no target),
 //!    how the cost per step grows with N, the active contacts and the checksums side by side.
 //!
 //! `--quick` keeps N ≤ 100 (the bench and the summary bin read `NONSMOOTH_BENCH_QUICK`).
@@ -52,6 +53,19 @@ pub(crate) fn is_first_order(case: &str) -> bool {
     FIRST_ORDER.contains(&case)
 }
 
+/// The event-driven case of issue 6 (N = 1), last in the report: Siconos' `BouncingBallED`
+/// (LSODAR, output grid h = 0.005 up to T = 8.5), ratio shown, no target.
+const EVENT_DRIVEN: &str = "bouncing_ball_ed";
+
+/// Events of one run of [`EVENT_DRIVEN`]: 1700 grid points and 44 impacts (both sides; the 1788
+/// rows of `BouncingBallED.ref` are these events and one pre-impact row per impact).
+const EVENT_DRIVEN_EVENTS: u64 = 1744;
+
+/// Whether `case` is the event-driven case (its "steps" are events; ratio shown, no target).
+pub(crate) fn is_event_driven(case: &str) -> bool {
+    case == EVENT_DRIVEN
+}
+
 /// The bead counts of the two bead models.
 const SIZES: [usize; 3] = [10, 100, 1000];
 
@@ -63,6 +77,7 @@ pub(crate) fn cases(quick: bool) -> Vec<(&'static str, usize)> {
         out.extend(SIZES.iter().filter(|&&n| !quick || n <= 100).map(|&n| (case, n)));
     }
     out.extend(FIRST_ORDER.iter().map(|&case| (case, 1)));
+    out.push((EVENT_DRIVEN, 1));
     out
 }
 
@@ -70,9 +85,11 @@ pub(crate) fn cases(quick: bool) -> Vec<(&'static str, usize)> {
 /// siconos44.md section 8 and `xtask/siconos_kernel.py`): 2000 for the ball (h = 0.005,
 /// T = 10), 1000 for the bead models (h = 1e-3), but 100 for the stack of 1000 beads; 5000 for
 /// the diode bridge (h = 1e-6, T = 5e-3; `DiodeBridge.ref` keeps the first 4999) and 800 for
-/// the relay (h = 1e-3, as `SimpleExampleRelay`).
+/// the relay (h = 1e-3, as `SimpleExampleRelay`); for the event-driven ball the events processed
+/// by one run (1744: 1700 grid points and 44 impacts).
 pub(crate) fn bench_steps(case: &str, n: usize) -> u64 {
     match (case, n) {
+        (EVENT_DRIVEN, _) => EVENT_DRIVEN_EVENTS,
         ("bouncing_ball", _) => 2000,
         ("diode_bridge", _) => 5000,
         ("relay", _) => 800,
@@ -150,9 +167,10 @@ impl KernelRow {
         (theirs > 0.0).then(|| ours / theirs)
     }
 
-    /// Whether the 0.2 target of issue 4 applies (the Lagrangian cases).
+    /// Whether the 0.2 target of issue 4 applies (the Lagrangian time-stepping cases; not the
+    /// first-order ones nor the event-driven ball).
     pub(crate) fn has_target(&self) -> bool {
-        !is_first_order(&self.case)
+        !is_first_order(&self.case) && !is_event_driven(&self.case)
     }
 
     /// `Some(ratio ≤ 0.2)` when the target applies and the ratio was measured.
@@ -313,7 +331,14 @@ pub(crate) fn markdown(header: &Header, rows: &[KernelRow]) -> String {
          step's problem. `diode_bridge` (Siconos' `DiodeBridge`): a 4×4 LCP per step, by Lemke on the dense \
          matrix on both sides. `relay` (Siconos' `SimpleExampleRelay`): a relay problem of size 2 per step, \
          by projected Gauss–Seidel on both sides (`SICONOS_RELAY_PGS`). Issue 5 asks for their ratio only: \
-         it is shown with no PASS/FAIL (\"no target\").\n"
+         it is shown with no PASS/FAIL (\"no target\").\n\n\
+         Event-driven case (issue 6): `bouncing_ball_ed` (Siconos' `BouncingBallED`, output grid h = 0.005 up \
+         to T = 8.5): smooth flights by LSODAR at Siconos' tolerances (ours: our port of it; Siconos: \
+         `LsodarOSI`) with root finding on the gap, an impact LCP (`SICONOS_OSNSP_ED_IMPACT`) and an \
+         acceleration LCP (`SICONOS_OSNSP_ED_SMOOTH_ACC`) at the nonsmooth events. Its \"steps\" are the \
+         events processed by the `while has_next_event {{ advance_to_event; process_events }}` loop: \
+         {EVENT_DRIVEN_EVENTS} (1700 grid points and 44 impacts, on both sides), so its times are per event \
+         (loop time / {EVENT_DRIVEN_EVENTS}). Issue 6 asks for its ratio only: \"no target\".\n"
     );
     let _ = writeln!(
         md,
@@ -370,7 +395,10 @@ pub(crate) fn markdown(header: &Header, rows: &[KernelRow]) -> String {
          First-order cases: active = interactions in the step's problem (index set 0, so always 1); the columns \
          hold the final state `x`: z bottom = x₀, z top = the last xᵢ, Σz = Σ xᵢ, Σv = Σ λⱼ of the final \
          multipliers. `diode_bridge`: x = (V_C, i_L), λ = the diode voltages and currents. `relay`: x = (x₀, x₁), \
-         both in the sliding mode at 0 from t = 0.5 on, so the final values are 0 (or rounding-level).\n"
+         both in the sliding mode at 0 from t = 0.5 on, so the final values are 0 (or rounding-level).\n\n\
+         Event-driven ball: steps = events processed; active = 1 on an event that solved an impact (else 0), \
+         so steps with contacts = the number of impacts; z bottom = z top = Σz = the final x, Σv = the final \
+         ẋ (t = 8.5). It should match to rounding (ours reproduces `BouncingBallED.ref` to 8.9e-16).\n"
     );
     let _ = writeln!(
         md,
@@ -528,20 +556,22 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
              column (R = 0.1, gaps 0.01) and resting bead stack (R = 0.125, gaps 0), N = 10, 100, 1000, h = 1e-3, \
              e = 0.9, 1000 steps (100 for the stack of 1000 beads); first order (`../shared/data/reference/README.md`): \
              diode bridge (h = 1e-6, 5000 steps, t = 0 → 5e-3; `DiodeBridge.ref` holds the first 4999) and \
-             relay (`SimpleExampleRelay`, h = 1e-3, 800 steps)"
+             relay (`SimpleExampleRelay`, h = 1e-3, 800 steps); event-driven (issue 6): bouncing ball \
+             (`BouncingBallED`, LSODAR, h = 0.005, T = 8.5, 1744 events: 1700 grid points, 44 impacts)"
                 .to_owned(),
             "ours: criterion median of the whole stepping loop on a freshly built model (`benches/benches/kernel.rs`, \
              `bench` profile), divided by the steps; active contacts and checksums from the `kernel-summary` bin"
                 .to_owned(),
             format!(
-                "Siconos: median of up to {} timed `while s.hasNextEvent(): s.computeOneStep(); s.nextStep()` loops, \
-                 each on a newly built model (`xtask/siconos_kernel.py`, OPENBLAS_NUM_THREADS=1), divided by the \
-                 steps; active contacts (the LCP size) and checksums from one more, untimed and instrumented, run",
+                "Siconos: median of up to {} timed `while s.hasNextEvent(): s.computeOneStep(); s.nextStep()` loops \
+                 (event-driven: `s.advanceToEvent(); s.processEvents()`), each on a newly built model \
+                 (`xtask/siconos_kernel.py`, OPENBLAS_NUM_THREADS=1), divided by the steps (events); active \
+                 contacts (the LCP size) and checksums from one more, untimed and instrumented, run",
                 if o.quick { 1 } else { o.reps }
             ),
             "caveat: Siconos' loop is driven from Python: three binding calls per step, about 0.1 µs each \
-             (measured on `hasNextEvent`), which weighs only on the cases of a few µs per step (the bouncing ball, \
-             the diode bridge and the relay)"
+             (measured on `hasNextEvent`; three per event for the event-driven ball), which weighs only on the \
+             cases of a few µs per step (the bouncing balls, the diode bridge and the relay)"
                 .to_owned(),
         ],
     };

@@ -69,21 +69,21 @@ fn criterion_ids_map_to_cases_and_per_step_times_use_the_bench_steps() {
     assert_eq!(bench_steps("bouncing_ball", 1), 2000);
 
     let rows = rows(false, &times, &summaries(), None);
-    assert_eq!(rows.len(), 9);
+    assert_eq!(rows.len(), 10);
     let per_step = |case: &str, n: usize| rows.iter().find(|r| r.case == case && r.n == n).unwrap().ours.per_step;
     assert!((per_step("bouncing_ball", 1).unwrap() - 5e-7).abs() < 1e-20);
     assert!((per_step("beads_stack", 1000).unwrap() - 1e-2).abs() < 1e-16);
     assert!(per_step("beads_column", 1000).is_none(), "not measured");
     assert!(rows.iter().all(|r| r.siconos.is_none() && r.ratio().is_none()));
-    assert_eq!(cases(true).len(), 7, "quick: N ≤ 100");
+    assert_eq!(cases(true).len(), 8, "quick: N ≤ 100");
     assert!(cases(true).iter().all(|&(_, n)| n <= 100));
 }
 
 #[test]
 fn first_order_cases_follow_the_lagrangian_ones_with_their_steps() {
     let all = cases(false);
-    assert_eq!(&all[7..], &[("diode_bridge", 1), ("relay", 1)]);
-    assert_eq!(&cases(true)[5..], &[("diode_bridge", 1), ("relay", 1)], "quick keeps them");
+    assert_eq!(&all[7..9], &[("diode_bridge", 1), ("relay", 1)]);
+    assert_eq!(&cases(true)[5..7], &[("diode_bridge", 1), ("relay", 1)], "quick keeps them");
     assert!(is_first_order("diode_bridge") && is_first_order("relay") && !is_first_order("bouncing_ball"));
     assert_eq!((bench_steps("diode_bridge", 1), bench_steps("relay", 1)), (5000, 800));
     // Criterion ids `kernel/diode_bridge` and `kernel/relay` have no value: N = 1.
@@ -269,4 +269,52 @@ fn a_slow_first_order_case_does_not_spoil_every_case_passes() {
     let md = markdown(&header, &super::rows(true, &ours_times(&estimates), &[], Some(&theirs)));
     assert!(md.contains("| beads_stack | 10 | 1000 | 1.000e-7 | 1.000e-7 | 1.000 | **FAIL** |"), "{md}");
     assert!(md.contains("Target met on 4 of 5 measured cases (5 cases with the target in this run)."), "{md}");
+}
+
+/// The event-driven ball as measured: ours and Siconos 4.4 end in the same state, bit for bit.
+const EVENT_DRIVEN_SAMPLE: &str = r#"{"case":"bouncing_ball_ed","n":1,"steps":1744,"active_max":1,"active_mean":0.02522935779816514,"steps_with_contacts":44,"z_bottom":5.565550791198585e-6,"z_top":5.565550791198585e-6,"sum_z":5.565550791198585e-6,"sum_v":-0.04166519585822917,"impacts":44}"#;
+
+#[test]
+fn the_event_driven_ball_comes_last_with_per_event_times_and_no_target() {
+    for quick in [false, true] {
+        assert_eq!(cases(quick).last(), Some(&("bouncing_ball_ed", 1)), "quick = {quick}");
+    }
+    assert!(is_event_driven("bouncing_ball_ed") && !is_event_driven("bouncing_ball"));
+    assert!(!is_first_order("bouncing_ball_ed"));
+    assert_eq!(bench_steps("bouncing_ball_ed", 1), 1744, "1700 grid points + 44 impacts");
+
+    let ours: Vec<CaseSummary> =
+        parse_summaries(EVENT_DRIVEN_SAMPLE, "event driven").unwrap().into_iter().map(|(s, _)| s).collect();
+    // Criterion id `kernel/bouncing_ball_ed`: no value, N = 1; ours 1 µs per event, Siconos 2.5 µs.
+    let times = ours_times(&[estimate("bouncing_ball_ed", None, 1744.0 * 1e-6)]);
+    let line = EVENT_DRIVEN_SAMPLE.replace("\"impacts\":44}", "\"impacts\":44,\"seconds\":0.00436}");
+    let theirs = siconos_sides(&line, "siconos").unwrap();
+    let rows = rows(true, &times, &ours, Some(&theirs));
+    let ed = rows.last().unwrap();
+    assert_eq!((ed.case.as_str(), ed.n), ("bouncing_ball_ed", 1));
+    assert!((ed.ours.per_step.unwrap() - 1e-6).abs() < 1e-18);
+    assert!((ed.siconos.as_ref().unwrap().per_step.unwrap() - 2.5e-6).abs() < 1e-18, "0.00436 / 1744");
+    assert!((ed.ratio().unwrap() - 0.4).abs() < 1e-12);
+    assert!(!ed.has_target() && ed.target_met().is_none(), "ratio 0.4 > 0.2 is no failure");
+    assert!(ed.checksum_difference().unwrap() < 1e-300, "identical final states");
+
+    let header = Header {
+        commit: "abc123".into(),
+        cpu: "Test CPU".into(),
+        date: "2025-01-01 00:00 UTC".into(),
+        siconos: Ok("Siconos 4.4.0".into()),
+        quick: true,
+        method: vec![],
+    };
+    let md = markdown(&header, &rows);
+    assert!(md.contains("| bouncing_ball_ed | 1 | 1744 | 1.000e-6 | 2.500e-6 | 0.400 | no target |"), "{md}");
+    assert!(md.contains("| bouncing_ball_ed | 1 | 1744 / 1744 | 1 / 1 | 0.0 / 0.0 | 44 / 44 |"), "{md}");
+    assert!(md.contains("1744 (1700 grid points and 44 impacts, on both sides)"), "{md}");
+    assert!(md.contains("(5 cases with the target in this run)"), "the event-driven case has none: {md}");
+    assert!(!md.contains("**FAIL**") && !md.contains("Warning"), "{md}");
+    let csv = csv(&rows);
+    let ed_line = csv.lines().last().unwrap();
+    let fields: Vec<&str> = ed_line.split(',').collect();
+    assert_eq!(&fields[..4], &["bouncing_ball_ed", "1", "1744", "1e-6"], "{ed_line}");
+    assert_eq!((fields[6], fields[7], fields[10]), ("", "1744", "44"), "no target; steps, impacts: {ed_line}");
 }
