@@ -3,10 +3,14 @@
 
 pub mod bouncing_ball;
 pub mod bouncing_ball_ed;
+pub mod bouncing_ball_ed_resting;
+pub mod bouncing_ball_ed_two_contacts;
+pub mod cam_follower;
 pub mod circuit_rlcd_theta_gamma;
 pub mod column_of_beads;
 pub mod diode_bridge;
 pub mod double_pendulum;
 pub mod nonlinear_switch;
+pub mod pendulum_ed;
 pub mod simple_example_relay;
 pub mod woodpecker;

@@ -66,6 +66,26 @@ pub trait LagrangianRelation: Send {
     ) -> Result<bool, KernelError> {
         Ok(false)
     }
+
+    /// Writes the explicit-time part of the output acceleration of a rheonomous relation,
+    /// `∂²h/∂t²(q, t) + 2 ∂G/∂t(q, t) · v` (so that
+    /// `ÿ = G v̇ + (∂G/∂q · v) v + ∂²h/∂t² + 2 ∂G/∂t · v`, the derivative of
+    /// `ẏ = G(q, t) v + ∂h/∂t(q, t)`; seed `000_b50ea4bc6edb00b3.txt` lines 2073-2084), into
+    /// `out` and returns `true`, or returns `false` when it is not available (it is zero for
+    /// relations without explicit time dependence). The event-driven scheme adds it to its
+    /// acceleration-level problem.
+    ///
+    /// # Errors
+    /// [`KernelError::NonFiniteCallback`] when a user function returns NaN or infinity.
+    fn time_second_derivative(
+        &mut self,
+        _t: f64,
+        _q: &[f64],
+        _v: &[f64],
+        _out: &mut [f64],
+    ) -> Result<bool, KernelError> {
+        Ok(false)
+    }
 }
 
 /// Linear time-invariant relation `y = H q + b`, `p = Hᵀ λ` (Siconos' `LagrangianLinearTIR`;
@@ -238,6 +258,10 @@ impl LagrangianRelation for LagrangianScleronomousR {
     }
 }
 
+/// `(q, v, t) ↦ vector` user function (`∂²h/∂t² + 2 ∂G/∂t · v`), private to the rheonomous
+/// relation.
+type PositionVelocityTimeFn = Box<dyn FnMut(&[f64], &[f64], f64, &mut [f64]) + Send>;
+
 /// Rheonomous relation `y = h(q, t)`, `ẏ = G(q, t) v + ∂h/∂t(q, t)`, `p = G(q, t)ᵀ λ`
 /// (Siconos' `LagrangianRheonomousR`; seed eq:RheonomousNonLinear lines 2073-2084, digest R6).
 /// Moreau–Jean adds `∂h/∂t` at `t_{k+1}` to the one-step problem's vector.
@@ -246,6 +270,7 @@ pub struct LagrangianRheonomousR {
     h: PositionTimeFn,
     jacobian: PositionTimeMatrixFn,
     h_dot: PositionTimeFn,
+    h_ddot: Option<PositionVelocityTimeFn>,
 }
 
 impl std::fmt::Debug for LagrangianRheonomousR {
@@ -269,7 +294,18 @@ impl LagrangianRheonomousR {
         if size == 0 {
             return Err(KernelError::DimensionMismatch { what: "relation size", expected: 1, found: 0 });
         }
-        Ok(Self { size, h: Box::new(h), jacobian: Box::new(jacobian), h_dot: Box::new(h_dot) })
+        Ok(Self { size, h: Box::new(h), jacobian: Box::new(jacobian), h_dot: Box::new(h_dot), h_ddot: None })
+    }
+
+    /// Adds the explicit-time part of the output acceleration, `∂²h/∂t² + 2 ∂G/∂t · v`, written
+    /// by `f(q, v, t, out)` (see [`LagrangianRelation::time_second_derivative`]); the
+    /// event-driven scheme needs it for its acceleration-level problem.
+    pub fn with_time_second_derivative(
+        mut self,
+        f: impl FnMut(&[f64], &[f64], f64, &mut [f64]) + Send + 'static,
+    ) -> Self {
+        self.h_ddot = Some(Box::new(f));
+        self
     }
 }
 
@@ -292,5 +328,16 @@ impl LagrangianRelation for LagrangianRheonomousR {
         (self.h_dot)(q, t, out);
         finite_output("dh/dt(q, t)", t, out)?;
         Ok(true)
+    }
+
+    fn time_second_derivative(&mut self, t: f64, q: &[f64], v: &[f64], out: &mut [f64]) -> Result<bool, KernelError> {
+        match &mut self.h_ddot {
+            None => Ok(false),
+            Some(f) => {
+                f(q, v, t, out);
+                finite_output("d²h/dt²(q, t) + 2 dG/dt v", t, out)?;
+                Ok(true)
+            }
+        }
     }
 }

@@ -13,6 +13,13 @@
 //! followed by the double-condition update (a contact force below `TOL_ED` releases the contact,
 //! the undetermined case included). The order of these operations is Siconos 4.4's, established by
 //! running it (see `docs/architecture.md`).
+//!
+//! Rheonomous relations `y = h(q, t)` (which Siconos 4.4's event-driven scheme refuses): the
+//! outputs `ẏ = G v + ∂h/∂t` used by the index sets and the root functions include `∂h/∂t`; the
+//! impact LCP has `q = G v⁻ + ∂h/∂t + e ẏ⁻` (so `w = ẏ⁺ + e ẏ⁻`); the acceleration LCP has
+//! `q = G M⁻¹ F + Ġ v + ∂²h/∂t² + 2 ∂G/∂t · v` (the last two from
+//! `LagrangianRelation::time_second_derivative`, required for a relation with `∂h/∂t`), and the
+//! double condition tests the same `ÿ`.
 
 // Index loops mirror the formulas (several arrays indexed together).
 #![allow(clippy::needless_range_loop)]
@@ -608,25 +615,59 @@ impl Smooth {
                     qa[i] += s;
                 }
             }
-            let mut dgv = vec![0.0; m];
-            if let crate::model::Relation::Lagrangian(relation) = &mut inter.relation
-                && relation.jacobian_time_derivative_times_v(t, &inter.q_work, &inter.v_work, &mut dgv)?
-            {
-                for i in 0..m {
-                    qa[i] += dgv[i];
-                }
+            let drift = self.acceleration_drift(id, t)?;
+            for i in 0..m {
+                qa[i] += drift[i];
             }
             q.extend(qa);
         }
         self.solve_lcp(&ids, q, 2, t)
     }
 
-    /// The impact LCP on `I_1`: `q = G v⁻ + e ẏ⁻`; then `v⁺ = v⁻ + M⁻¹ p[1]` and `ẏ⁺`.
+    /// The velocity-dependent part of `ÿ = G v̇ + drift` of interaction `id` at the positions
+    /// and velocities gathered at its last evaluation: `Ġ v` (when the relation provides it)
+    /// plus, for a relation with explicit time dependence, `∂²h/∂t² + 2 ∂G/∂t · v`
+    /// ([`crate::model::LagrangianRelation::time_second_derivative`]).
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidModel`] for a relation with `∂h/∂t` but without its second
+    /// derivative (the acceleration problem would be wrong); user-function errors.
+    fn acceleration_drift(&mut self, id: InteractionId, t: f64) -> Result<Vec<f64>, KernelError> {
+        let inter = self.nsds.interaction_mut(id);
+        let m = inter.size;
+        let mut drift = vec![0.0; m];
+        let mut work = vec![0.0; m];
+        let rheonomous = inter.relation_has_time_derivative();
+        if let crate::model::Relation::Lagrangian(relation) = &mut inter.relation {
+            if relation.jacobian_time_derivative_times_v(t, &inter.q_work, &inter.v_work, &mut work)? {
+                for i in 0..m {
+                    drift[i] += work[i];
+                }
+            }
+            if relation.time_second_derivative(t, &inter.q_work, &inter.v_work, &mut work)? {
+                for i in 0..m {
+                    drift[i] += work[i];
+                }
+            } else if rheonomous {
+                return Err(KernelError::InvalidModel(format!(
+                    "interaction {}: the event-driven acceleration problem of a rheonomous relation needs \
+                     its time_second_derivative (∂²h/∂t² + 2 ∂G/∂t v)",
+                    id.index()
+                )));
+            }
+        }
+        Ok(drift)
+    }
+
+    /// The impact LCP on `I_1`: `q = G v⁻ + ∂h/∂t + e ẏ⁻` (`∂h/∂t` for rheonomous relations,
+    /// with `ẏ⁻ = G v⁻ + ∂h/∂t`); then `v⁺ = v⁻ + M⁻¹ p[1]` and `ẏ⁺`.
     fn impact_problem(&mut self, t: f64) -> Result<(), KernelError> {
         let ids = self.active(&self.i1.clone());
         self.factorize_masses()?;
         let mut q = Vec::new();
         for &id in &ids {
+            // G, ∂h/∂t and the gathered v⁻ at (q⁻, t) (the output memories keep ẏ⁻).
+            self.nsds.update_output(id, t)?;
             let inter = self.nsds.interaction_ref(id);
             let e = inter.law.normal_restitution().expect("Newton impact laws");
             let m = inter.size;
@@ -639,6 +680,9 @@ impl Smooth {
                 qa[i] = s;
             }
             for i in 0..m {
+                if inter.relation_has_time_derivative() {
+                    qa[i] += inter.h_dot[i];
+                }
                 qa[i] += e * inter.y_memory[1][i];
             }
             q.extend(qa);
@@ -719,9 +763,10 @@ impl Smooth {
                 continue;
             }
             let id = self.nsds.interaction_at(i).expect("an interaction of I_2");
+            let drift = self.acceleration_drift(id, t)?;
             let inter = self.nsds.interaction_ref(id);
             let force = inter.lambda[2][0];
-            let mut gamma = 0.0;
+            let mut gamma = drift[0];
             for (jj, &d) in inter.ds.iter().enumerate() {
                 let k = self.systems.iter().position(|(x, _)| *x == d).expect("a system of the model");
                 for c in 0..accelerations[k].len() {

@@ -5,6 +5,7 @@
 //! `F_ext = (−m g, 0, 0)`, `y = x`) and stacks of such balls.
 
 mod errors;
+mod event_driven;
 mod first_order;
 mod friction;
 mod properties;
