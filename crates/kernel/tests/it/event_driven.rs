@@ -124,3 +124,39 @@ fn resting_on_a_rheonomous_floor_needs_its_second_derivative() -> Result<(), Ker
     assert!(matches!(err, KernelError::InvalidModel(_)), "{err:?}");
     Ok(())
 }
+
+/// Simultaneous impacts: two balls (masses 1 and 2) dropped from the same height hit the floor
+/// at the same instant; one nonsmooth event solves the 2×2 impact LCP and both rebound with
+/// `v⁺ = −e v⁻` at the ballistic time.
+#[test]
+fn simultaneous_impacts_are_solved_in_one_event() -> Result<(), KernelError> {
+    let mut nsds = Nsds::new();
+    let a = nsds.add_ds(ball(1.0, 0.0, 1.0)?);
+    let b = nsds.add_ds(ball(1.0, 0.0, 2.0)?);
+    let floor = || LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]]);
+    nsds.link(floor()?, NonsmoothLaw::newton_impact(E)?, &[a])?;
+    nsds.link(floor()?, NonsmoothLaw::newton_impact(E)?, &[b])?;
+    let grid = TimeDiscretisation::new(0.0, 0.01, 0.6)?;
+    let mut sim = EventDriven::new(nsds, grid, LsodarSmooth::siconos(), EventDrivenOptions::default())?;
+    let t_impact = (2.0 / crate::G).sqrt();
+    let mut impacts = Vec::new();
+    while sim.has_next_event() {
+        sim.advance_to_event()?;
+        if let Some(report) = sim.process_events()?
+            && report.impact
+        {
+            let v = sim.with_nsds(|n| -> Result<(f64, f64), KernelError> {
+                Ok((n.ds(a)?.state().v()[0], n.ds(b)?.state().v()[0]))
+            })?;
+            let pre = (sim.pre_impact_state(a)?.1[0], sim.pre_impact_state(b)?.1[0]);
+            impacts.push((report.time, report.index_sets.0, pre, v));
+        }
+    }
+    assert_eq!(impacts.len(), 1, "one event for both impacts: {impacts:?}");
+    let (t, in_i1, (pre_a, pre_b), (va, vb)) = impacts[0];
+    assert!((t - t_impact).abs() <= 1e-12, "{impacts:?}");
+    assert_eq!(in_i1, 2, "both contacts in I_1");
+    assert!((pre_a + crate::G * t_impact).abs() <= 1e-12 && (pre_b + crate::G * t_impact).abs() <= 1e-12);
+    assert!((va + E * pre_a).abs() <= 1e-12 && (vb + E * pre_b).abs() <= 1e-12, "{impacts:?}");
+    Ok(())
+}
