@@ -384,30 +384,11 @@ impl OneStepNsProblem {
             (Some(m), true) => m.clone(),
             _ => {
                 let m = self.assemble(nsds, active, n)?;
-                if constant_operators {
-                    self.cache = Some(m.clone());
-                    self.cache_active.clear();
-                    self.cache_active.extend_from_slice(active);
-                    self.cache_topology = nsds.topology_version;
-                } else {
-                    self.cache = None;
-                }
+                self.remember_matrix(&m, active, nsds.topology_version, constant_operators);
                 m
             }
         };
-
-        // Warm start.
-        self.z.clear();
-        self.z.resize(n, 0.0);
-        if self.warm_start {
-            for (k, &a) in active.iter().enumerate() {
-                let pos = self.positions[k];
-                let inter = nsds.interaction_ref(a);
-                self.z[pos..pos + inter.size].copy_from_slice(&inter.lambda[1]);
-            }
-        }
-        self.w.clear();
-        self.w.resize(n, 0.0);
+        self.start_from(nsds, active, 1, n);
 
         let q = std::mem::take(&mut self.q);
         let report = match &mut self.solver {
@@ -450,6 +431,33 @@ impl OneStepNsProblem {
             inter.lambda[1].copy_from_slice(&self.z[pos..pos + m]);
         }
         Ok(Some(report))
+    }
+
+    /// Keeps `m` for the next steps when every operator is constant (forgets it otherwise).
+    fn remember_matrix(&mut self, m: &NumericsMatrix, ids: &[InteractionId], topology: u64, constant: bool) {
+        if constant {
+            self.cache = Some(m.clone());
+            self.cache_active.clear();
+            self.cache_active.extend_from_slice(ids);
+            self.cache_topology = topology;
+        } else {
+            self.cache = None;
+        }
+    }
+
+    /// The solver's start: `z = λ[level]` of the interactions (warm start) or 0, `w = 0`.
+    fn start_from(&mut self, nsds: &Nsds, ids: &[InteractionId], level: usize, n: usize) {
+        self.z.clear();
+        self.z.resize(n, 0.0);
+        if self.warm_start {
+            for (k, &id) in ids.iter().enumerate() {
+                let pos = self.positions[k];
+                let inter = nsds.interaction_ref(id);
+                self.z[pos..pos + inter.size].copy_from_slice(&inter.lambda[level]);
+            }
+        }
+        self.w.clear();
+        self.w.resize(n, 0.0);
     }
 
     /// `M_αβ = Σ_j H_α^j (W_j⁻¹ (H_β^j)ᵀ)` over the active interactions.

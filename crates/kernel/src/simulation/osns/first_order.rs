@@ -126,30 +126,11 @@ impl OneStepNsProblem {
             (Some(m), true) => m.clone(),
             _ => {
                 let m = NumericsMatrix::Dense(self.first_order_matrix(nsds, osi, &ids, n, h_block));
-                if constant_operators {
-                    self.cache = Some(m.clone());
-                    self.cache_active.clear();
-                    self.cache_active.extend_from_slice(&ids);
-                    self.cache_topology = nsds.topology_version;
-                } else {
-                    self.cache = None;
-                }
+                self.remember_matrix(&m, &ids, nsds.topology_version, constant_operators);
                 m
             }
         };
-
-        // Warm start from λ[0].
-        self.z.clear();
-        self.z.resize(n, 0.0);
-        if self.warm_start {
-            for (k, &id) in ids.iter().enumerate() {
-                let pos = self.positions[k];
-                let inter = nsds.interaction_ref(id);
-                self.z[pos..pos + inter.size].copy_from_slice(&inter.lambda[0]);
-            }
-        }
-        self.w.clear();
-        self.w.resize(n, 0.0);
+        self.start_from(nsds, &ids, 0, n);
 
         let q = std::mem::take(&mut self.q);
         let report = match &mut self.solver {
