@@ -195,78 +195,6 @@ impl PgsSolver {
     }
 }
 
-/// Copies a sparse-block or sparse matrix into compressed-column buffers (entries of a column
-/// sorted by row, duplicates kept as separate entries) and accumulates its diagonal into `diag`.
-fn fill_compressed_columns(
-    m: &NumericsMatrix,
-    col_ptr: &mut Vec<usize>,
-    row_idx: &mut Vec<usize>,
-    values: &mut Vec<f64>,
-    diag: &mut [f64],
-) {
-    let n = m.ncols();
-    col_ptr.clear();
-    col_ptr.resize(n + 1, 0);
-    diag.fill(0.0);
-    // First pass: count the entries of each column.
-    for_each_entry(m, |i, j, v| {
-        col_ptr[j + 1] += 1;
-        if i == j {
-            diag[i] += v;
-        }
-    });
-    for j in 0..n {
-        col_ptr[j + 1] += col_ptr[j];
-    }
-    let nnz = col_ptr[n];
-    row_idx.clear();
-    row_idx.resize(nnz, 0);
-    values.clear();
-    values.resize(nnz, 0.0);
-    // Second pass: place the entries; `next[j]` is borrowed from `col_ptr` and restored after.
-    for_each_entry(m, |i, j, v| {
-        let p = col_ptr[j];
-        row_idx[p] = i;
-        values[p] = v;
-        col_ptr[j] += 1;
-    });
-    for j in (1..=n).rev() {
-        col_ptr[j] = col_ptr[j - 1];
-    }
-    col_ptr[0] = 0;
-}
-
-/// Calls `f(i, j, M_ij)` for every stored entry of a sparse-block or sparse matrix, in
-/// row-major order for sparse-block and CSR storage and column-major order for CSC storage
-/// (in both cases the rows of one column come in increasing order). Dense storage is not
-/// handled here (the sweep reads it in place).
-fn for_each_entry(m: &NumericsMatrix, mut f: impl FnMut(usize, usize, f64)) {
-    match m {
-        NumericsMatrix::Dense(_) => {}
-        NumericsMatrix::SparseBlock(s) => {
-            for bi in 0..s.n_block_rows() {
-                let r0 = s.row_block_start(bi);
-                let nr = s.row_block_size(bi);
-                for k in s.row_ptr()[bi]..s.row_ptr()[bi + 1] {
-                    let bj = s.col_idx()[k];
-                    let c0 = s.col_block_start(bj);
-                    let b = s.block(k);
-                    for r in 0..nr {
-                        for c in 0..s.col_block_size(bj) {
-                            f(r0 + r, c0 + c, b[r + c * nr]);
-                        }
-                    }
-                }
-            }
-        }
-        NumericsMatrix::Sparse(s) => {
-            for (&v, (i, j)) in s.iter() {
-                f(i, j, v);
-            }
-        }
-    }
-}
-
 /// One projected (over-)relaxed Gauss–Seidel sweep on the maintained `w = M z + q`.
 fn sweep(cols: Columns<'_>, inv_diag: &[f64], omega: f64, z: &mut [f64], w: &mut [f64]) {
     for i in 0..z.len() {
@@ -304,7 +232,7 @@ impl LcpSolver for PgsSolver {
                 Columns::Dense(m)
             }
             other => {
-                fill_compressed_columns(other, col_ptr, row_idx, values, inv_diag);
+                crate::matrix::entries::fill_compressed(other, false, col_ptr, row_idx, values, inv_diag);
                 Columns::Compressed { col_ptr, row_idx, values }
             }
         };

@@ -2,6 +2,7 @@
 //! Siconos' SBM) and general sparse (sprs CSR/CSC), behind one enum [`NumericsMatrix`].
 
 mod convert;
+pub(crate) mod entries;
 mod product;
 mod sparse_block;
 #[cfg(test)]

@@ -126,76 +126,15 @@ impl PgsSolver {
     }
 }
 
-/// Calls `f(i, j, M_ij)` for every entry of `M`: all `n²` entries of a dense matrix, the
-/// stored entries otherwise; the entries of one row come in increasing column order.
-fn for_each_entry(m: &NumericsMatrix, mut f: impl FnMut(usize, usize, f64)) {
-    match m {
-        NumericsMatrix::Dense(d) => {
-            for i in 0..d.nrows() {
-                for j in 0..d.ncols() {
-                    f(i, j, d[(i, j)]);
-                }
-            }
-        }
-        NumericsMatrix::SparseBlock(s) => {
-            for bi in 0..s.n_block_rows() {
-                let r0 = s.row_block_start(bi);
-                let nr = s.row_block_size(bi);
-                for k in s.row_blocks(bi) {
-                    let bj = s.col_idx()[k];
-                    let c0 = s.col_block_start(bj);
-                    let b = s.block(k);
-                    for r in 0..nr {
-                        for c in 0..s.col_block_size(bj) {
-                            f(r0 + r, c0 + c, b[r + c * nr]);
-                        }
-                    }
-                }
-            }
-        }
-        NumericsMatrix::Sparse(s) => {
-            for (&v, (i, j)) in s.iter() {
-                f(i, j, v);
-            }
-        }
-    }
-}
-
 impl PgsWorkspace {
     /// Fills the compressed rows of `M` (a counting sort by row, stable, so each row keeps the
-    /// order in which [`for_each_entry`] visits it) and its diagonal (duplicates summed).
+    /// order in which `matrix::entries::for_each_entry` visits it) and its diagonal (duplicates summed).
     fn fill(&mut self, m: &NumericsMatrix) {
         let n = m.nrows();
         let Self { inv_diag, row_ptr, col_idx, values } = self;
         inv_diag.clear();
         inv_diag.resize(n, 0.0);
-        row_ptr.clear();
-        row_ptr.resize(n + 1, 0);
-        for_each_entry(m, |i, j, v| {
-            row_ptr[i + 1] += 1;
-            if i == j {
-                inv_diag[i] += v;
-            }
-        });
-        for i in 0..n {
-            row_ptr[i + 1] += row_ptr[i];
-        }
-        let nnz = row_ptr[n];
-        col_idx.clear();
-        col_idx.resize(nnz, 0);
-        values.clear();
-        values.resize(nnz, 0.0);
-        // `row_ptr[i]` serves as the insertion cursor of row i, then is restored.
-        for_each_entry(m, |i, j, v| {
-            let p = row_ptr[i];
-            col_idx[p] = j;
-            values[p] = v;
-            row_ptr[i] += 1;
-        });
-        for i in (1..=n).rev() {
-            row_ptr[i] = row_ptr[i - 1];
-        }
-        row_ptr[0] = 0;
+        crate::matrix::entries::fill_compressed(m, true, row_ptr, col_idx, values, inv_diag);
     }
 
     /// One Gauss–Seidel sweep in Siconos' arithmetic (see [`PgsSolver`]).

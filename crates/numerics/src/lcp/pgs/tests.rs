@@ -109,7 +109,7 @@ fn compressed_columns_of_a_sparse_block_matrix() {
     .expect("valid sparse-block matrix");
     let m = NumericsMatrix::SparseBlock(sbm);
     let (mut col_ptr, mut row_idx, mut values, mut diag) = (Vec::new(), Vec::new(), Vec::new(), vec![0.0; 3]);
-    fill_compressed_columns(&m, &mut col_ptr, &mut row_idx, &mut values, &mut diag);
+    crate::matrix::entries::fill_compressed(&m, false, &mut col_ptr, &mut row_idx, &mut values, &mut diag);
     let dense = m.to_dense();
     for j in 0..3 {
         let mut column = [0.0; 3];
