@@ -73,6 +73,8 @@ struct Illinois {
 #[derive(Clone, Debug)]
 pub struct LsodarIntegrator {
     rtol: f64,
+    /// `1/hmax` (`DLSODAR`'s `HMXI`), 0 without a maximum step.
+    hmxi: f64,
     atol: f64,
     max_steps: usize,
     // Problem state.
@@ -236,6 +238,7 @@ impl LsodarIntegrator {
     /// (scalar, `itol = 1`), `DLSODAR`'s defaults otherwise (`iopt = 0`: at most 500 steps per
     /// call, maximum Adams order 12, computed initial step, no `hmin`/`hmax`).
     /// Call [`LsodarIntegrator::restart`] before the first [`LsodarIntegrator::advance`].
+    /// A maximum step is set with [`LsodarIntegrator::with_max_step`].
     ///
     /// # Errors
     /// [`KernelError::InvalidOption`] for a negative or non-finite `rtol`, or `atol ≤ 0`.
@@ -258,6 +261,7 @@ impl LsodarIntegrator {
         }
         Ok(Self {
             rtol,
+            hmxi: 0.0,
             atol,
             max_steps: DEFAULT_MAX_STEPS,
             n: 0,
@@ -310,6 +314,21 @@ impl LsodarIntegrator {
             jroot: Vec::new(),
             ill: Illinois::default(),
         })
+    }
+
+    /// Bounds every step by `hmax` (`DLSODAR`'s optional input `HMAX`: the initial step is
+    /// divided by `|h₀|/hmax` when larger, and each step-size ratio `r` becomes
+    /// `r / max(1, |h| r / hmax)`, as `DSTODA` does). Without it (the default) the results are
+    /// those of `DLSODAR` with `iopt = 0`.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for a non-positive or non-finite `hmax`.
+    pub fn with_max_step(mut self, hmax: f64) -> Result<Self, KernelError> {
+        if !(hmax.is_finite() && hmax > 0.0) {
+            return Err(KernelError::InvalidOption { name: "hmax", reason: "must be finite and > 0" });
+        }
+        self.hmxi = 1.0 / hmax;
+        Ok(self)
     }
 
     /// Siconos' `LsodarOSI` tolerances: `rtol = 10ε`, `atol = 100ε` (`RTOL_DEFAULT`,
@@ -538,7 +557,11 @@ impl LsodarIntegrator {
         let tol = tol.clamp(100.0 * UROUND, 0.001);
         let fnorm = mnorm(&f0, &self.ewt);
         let sum = 1.0 / (tol * w0 * w0) + tol * (fnorm * fnorm);
-        let h0 = (1.0 / sum.sqrt()).min(tdist).copysign(tout - t);
+        let mut h0 = (1.0 / sum.sqrt()).min(tdist).copysign(tout - t);
+        let r = h0.abs() * self.hmxi;
+        if r > 1.0 {
+            h0 /= r;
+        }
         self.h = h0;
         for i in 0..n {
             self.yh[n + i] = h0 * f0[i];
@@ -848,7 +871,8 @@ impl LsodarIntegrator {
     fn rescale(&mut self, mut rh: f64, hmin: f64) {
         rh = rh.max(hmin / self.h.abs());
         rh = rh.min(self.rmax);
-        // HMXI = 0 (no hmax): the bound `rh / max(1, |h|·HMXI·rh)` leaves rh unchanged.
+        // The maximum step (HMXI = 0 without one: rh / 1 leaves rh unchanged).
+        rh /= 1.0f64.max(self.h.abs() * self.hmxi * rh);
         self.irflag = false;
         let pdh = (self.h.abs() * self.pdlast).max(0.000001);
         if rh * pdh * 1.00001 >= SM1[self.nq - 1] {

@@ -300,3 +300,35 @@ fn bouncing_ball_ed_impact_times_match_the_reference() {
     assert!(worst_impact <= 2e-15, "impact times differ by {worst_impact:e}");
     assert!(worst_col.iter().all(|&d| d <= 2e-15), "max |Δ| per column {worst_col:?}");
 }
+
+/// `with_max_step` bounds every step (LSODAR's `HMAX`): `y' = −y` on `[0, 1]` with `hmax = 1e-3`
+/// takes at least 1000 steps, none longer than `hmax`, and keeps its accuracy; a bad `hmax` is
+/// refused.
+#[test]
+fn max_step_bounds_every_step() {
+    let hmax = 1e-3;
+    let mut lsodar =
+        LsodarIntegrator::new(1e-10, 1e-12).expect("valid tolerances").with_max_step(hmax).expect("valid hmax");
+    let mut y = [1.0];
+    lsodar.restart(0.0, &y);
+    let mut f = |_t: f64, y: &[f64], out: &mut [f64]| -> Result<(), KernelError> {
+        out[0] = -y[0];
+        Ok(())
+    };
+    let mut t = 0.0;
+    let mut longest = 0.0f64;
+    for k in 1..=100 {
+        let tout = 0.01 * f64::from(k);
+        let (reached, _) = lsodar.advance(&mut f, None, tout, &mut y).expect("integrates");
+        t = reached;
+        longest = longest.max(lsodar.stats().last_step.abs());
+    }
+    assert!((t - 1.0).abs() < 1e-14);
+    assert!(longest <= hmax * (1.0 + 1e-12), "longest step {longest:e}");
+    assert!(lsodar.stats().steps >= 1000, "{} steps", lsodar.stats().steps);
+    assert!((y[0] - (-1.0f64).exp()).abs() < 1e-9, "{}", y[0]);
+    for bad in [0.0, -1.0, f64::NAN] {
+        let r = LsodarIntegrator::new(1e-10, 1e-12).expect("valid tolerances").with_max_step(bad);
+        assert!(matches!(r, Err(KernelError::InvalidOption { .. })));
+    }
+}
