@@ -229,6 +229,31 @@ fn same_sign(a: f64, b: f64) -> bool {
     a.is_sign_negative() == b.is_sign_negative()
 }
 
+/// `DROOTS`' scan of the root functions between `g0` and `g`: the component whose sign change
+/// lies closest to the `g0` end (largest `|g/(g − g0)|`; `usize::MAX` when none changes sign),
+/// and whether some component of `g` is exactly zero.
+fn sign_change(g0: &[f64], g: &[f64]) -> (usize, bool) {
+    let mut imax = usize::MAX;
+    let mut tmax = 0.0_f64;
+    let mut zroot = false;
+    for (i, (&a, &b)) in g0.iter().zip(g).enumerate() {
+        if b.abs() <= 0.0 {
+            zroot = true;
+            continue;
+        }
+        if same_sign(a, b) {
+            continue;
+        }
+        let t2 = (b / (b - a)).abs();
+        if t2 <= tmax {
+            continue;
+        }
+        tmax = t2;
+        imax = i;
+    }
+    (imax, zroot)
+}
+
 fn failure(time: f64, reason: OdeFailureReason) -> KernelError {
     KernelError::OdeFailure { time, reason }
 }
@@ -687,25 +712,7 @@ impl LsodarIntegrator {
         let mut xroot;
         let nxlast: u8;
         if jflag != 1 {
-            let mut imax = usize::MAX;
-            let mut tmax = 0.0_f64;
-            let mut zroot = false;
-            for i in 0..ng {
-                let (a, b) = (self.g0[i], self.g1[i]);
-                if b.abs() <= 0.0 {
-                    zroot = true;
-                    continue;
-                }
-                if same_sign(a, b) {
-                    continue;
-                }
-                let t2 = (b / (b - a)).abs();
-                if t2 <= tmax {
-                    continue;
-                }
-                tmax = t2;
-                imax = i;
-            }
+            let (imax, zroot) = sign_change(&self.g0[..ng], &self.g1[..ng]);
             if imax == usize::MAX {
                 self.gx.copy_from_slice(&self.g1);
                 if zroot {
@@ -723,25 +730,7 @@ impl LsodarIntegrator {
         } else {
             // Check in which interval g changes sign.
             let imxold = self.ill.imax;
-            let mut imax = usize::MAX;
-            let mut tmax = 0.0_f64;
-            let mut zroot = false;
-            for i in 0..ng {
-                let (a, b) = (self.g0[i], self.gx[i]);
-                if b.abs() <= 0.0 {
-                    zroot = true;
-                    continue;
-                }
-                if same_sign(a, b) {
-                    continue;
-                }
-                let t2 = (b / (b - a)).abs();
-                if t2 <= tmax {
-                    continue;
-                }
-                tmax = t2;
-                imax = i;
-            }
+            let (imax, zroot) = sign_change(&self.g0[..ng], &self.gx[..ng]);
             let sgnchg = imax != usize::MAX;
             self.ill.imax = if sgnchg { imax } else { imxold };
             nxlast = self.ill.last;
