@@ -87,6 +87,18 @@ pub enum KernelError {
         /// The last residual.
         residual: f64,
     },
+    /// The projection onto the constraints did not bring the violations below its tolerances
+    /// (or, combined projection, the index set did not settle) and the policy is
+    /// [`NonConvergencePolicy::Fail`](crate::simulation::NonConvergencePolicy::Fail).
+    #[error("the projection onto the constraints did not converge at t = {time} (step {step}): {report:?}")]
+    ProjectionNotConverged {
+        /// The time at the end of the step.
+        time: f64,
+        /// The step index.
+        step: usize,
+        /// What the projection did.
+        report: crate::simulation::ProjectionReport,
+    },
     /// An event-driven simulation found a constraint violated beyond its tolerance (Siconos:
     /// "output of level 0 must be positive"), or an acceleration-level solution that breaks the
     /// complementarity it was solved for.

@@ -574,16 +574,23 @@ impl Nsds {
 
     /// `p[1] += Σ_{α active} H_αᵀ λ_α[1]` on the systems of the active interactions.
     pub(crate) fn accumulate_inputs(&mut self) {
-        for &id in &self.active {
+        let active = std::mem::take(&mut self.active);
+        self.accumulate_inputs_at(&active, 1);
+        self.active = active;
+    }
+
+    /// `p[level] += Σ_{α ∈ ids} H_αᵀ λ_α[level]` on the systems of the interactions `ids`.
+    pub(crate) fn accumulate_inputs_at(&mut self, ids: &[InteractionId], level: usize) {
+        for &id in ids {
             let inter = &self.interaction_graph[id.0];
             for (jj, &d) in inter.ds.iter().enumerate() {
                 let off = inter.offsets[jj];
                 let system =
                     self.ds_graph[d.0].second_mut().expect("a Lagrangian interaction links second-order systems");
-                let p = &mut system.state_mut().p[1];
+                let p = &mut system.state_mut().p[level];
                 for (c, pc) in p.iter_mut().enumerate() {
                     let mut s = 0.0;
-                    for (i, l) in inter.lambda[1].iter().enumerate() {
+                    for (i, l) in inter.lambda[level].iter().enumerate() {
                         s += inter.h(i, off + c) * l;
                     }
                     *pc += s;

@@ -7,7 +7,9 @@ pub mod events;
 pub mod moreau_jean;
 pub mod ode;
 pub mod osns;
+pub mod projection;
 pub mod recorder;
+pub mod schatzman_paoli;
 pub mod time_stepping;
 
 pub use euler_moreau::{EulerMoreauOptions, EulerMoreauOsi};
@@ -18,7 +20,12 @@ pub use ode::{
     LsodarIntegrator, LsodarStats, OdeFailureReason, OdeIntegrator, OdeMethod, OdeOptions, OdeStats, OdeStop,
 };
 pub use osns::{MatrixStorage, OneStepNsProblem, OsnsKind};
+pub use projection::{
+    CombinedProjectionOptions, DirectProjectionOptions, MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi,
+    ProjectionReport,
+};
 pub use recorder::Trajectory;
+pub use schatzman_paoli::{SchatzmanPaoliOptions, SchatzmanPaoliOsi, SchatzmanPaoliStartup};
 pub use time_stepping::{
     Integrator, NonConvergencePolicy, StepReport, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
 };

@@ -375,8 +375,18 @@ impl MoreauJeanOsi {
     }
 }
 
+impl super::osns::FreeState for MoreauJeanOsi {
+    fn free(&self, ds: DsId) -> &[f64] {
+        self.v_free(ds)
+    }
+
+    fn solve_w(&self, ds: DsId, x: &mut [f64]) {
+        MoreauJeanOsi::solve_w(self, ds, x);
+    }
+}
+
 /// `w += a · m`.
-fn add_scaled(w: &mut Mat<f64>, a: f64, m: &Mat<f64>) {
+pub(crate) fn add_scaled(w: &mut Mat<f64>, a: f64, m: &Mat<f64>) {
     for j in 0..w.ncols() {
         for i in 0..w.nrows() {
             w[(i, j)] += a * m[(i, j)];
@@ -385,7 +395,7 @@ fn add_scaled(w: &mut Mat<f64>, a: f64, m: &Mat<f64>) {
 }
 
 /// `r += a · (m x)`, the product summed in column order.
-fn gemv_add(r: &mut [f64], a: f64, m: &Mat<f64>, x: &[f64]) {
+pub(crate) fn gemv_add(r: &mut [f64], a: f64, m: &Mat<f64>, x: &[f64]) {
     for (i, ri) in r.iter_mut().enumerate() {
         let s: f64 = (0..x.len()).map(|j| m[(i, j)] * x[j]).sum();
         *ri += a * s;

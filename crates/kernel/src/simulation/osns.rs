@@ -21,14 +21,61 @@ use nonsmooth_numerics::fc::nsgs2d::{Nsgs2dOptions, Nsgs2dSolver};
 use nonsmooth_numerics::fc::{Fc2dProblem, Fc3dMethod, Fc3dProblem, Fc3dSolver};
 use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
 use nonsmooth_numerics::matrix::{NumericsMatrix, SparseBlockMatrix};
-use nonsmooth_numerics::mlcp::{MlcpMethod, MlcpSolver};
+use nonsmooth_numerics::mlcp::{MlcpMatrixForm, MlcpMethod, MlcpProblem, MlcpSolver};
 use nonsmooth_numerics::relay::{RelayMethod, RelaySolver};
 
 use super::moreau_jean::MoreauJeanOsi;
 
 mod first_order;
+
+/// What a one-step integrator hands to the one-step problem: the free state of each system
+/// (free velocity for Moreau–Jean, free position for Schatzman–Paoli) and its iteration matrix.
+pub(crate) trait FreeState {
+    /// The free state of system `ds` (the state the system reaches with `p = 0`).
+    fn free(&self, ds: crate::model::DsId) -> &[f64];
+    /// Applies `W_ds⁻¹` in place.
+    fn solve_w(&self, ds: crate::model::DsId, x: &mut [f64]);
+}
+
+/// Solves the MLCP `w = A z + q` whose rows flagged in `equality` are equalities (`w_i = 0`)
+/// and the others complementarity rows, by permuting the equality rows first (the layout of
+/// the numerics MLCP); `z` holds the start on entry and the solution on exit (original order).
+pub(crate) fn solve_mlcp_equalities_first(
+    solver: &mut (dyn MlcpSolver + Send),
+    a: &Mat<f64>,
+    q: &[f64],
+    equality: &[bool],
+    z: &mut [f64],
+    w: &mut [f64],
+) -> Result<SolverReport, KernelError> {
+    let n = q.len();
+    let mut order: Vec<usize> = (0..n).filter(|&i| equality[i]).collect();
+    let n_eq = order.len();
+    order.extend((0..n).filter(|&i| !equality[i]));
+    let permuted = Mat::from_fn(n, n, |i, j| a[(order[i], order[j])]);
+    let q_perm: Vec<f64> = order.iter().map(|&i| q[i]).collect();
+    let mut z_perm: Vec<f64> = order.iter().map(|&i| z[i]).collect();
+    let mut w_perm = vec![0.0; n];
+    let form = MlcpMatrixForm::new(NumericsMatrix::Dense(permuted), q_perm, n_eq, n - n_eq);
+    let problem = MlcpProblem::new(n_eq, n - n_eq, Some(form), None)?;
+    let report = solver.solve(&problem, &mut z_perm, &mut w_perm)?;
+    for (k, &i) in order.iter().enumerate() {
+        z[i] = z_perm[k];
+        w[i] = w_perm[k];
+    }
+    Ok(report)
+}
+
+/// The level a one-step problem is posed at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ProblemLevel {
+    /// Velocity level (Moreau–Jean): `q_α = H_α v_free (+ ∂h/∂t) + e ẏ_k`, `λ[1]`.
+    Velocity,
+    /// Position level (Schatzman–Paoli): `q_α = h(q_free) + e y_{k−1}`, `λ[0]`.
+    Position,
+}
 use crate::KernelError;
-use crate::model::{InteractionId, NonsmoothLaw, Nsds};
+use crate::model::{InteractionId, NonsmoothLaw, Nsds, Relation};
 pub(crate) use first_order::first_order_interactions;
 
 /// Storage of the one-step problem's matrix handed to the solver.
@@ -85,6 +132,8 @@ pub struct OneStepNsProblem {
     /// `W_j⁻¹ (H_α^j)ᵀ` of each active interaction and each of its systems (column-major
     /// `n_j × m_α`), indexed by interaction slot.
     inv_w_ht: Vec<Vec<Vec<f64>>>,
+    /// Concatenated free positions of an interaction's systems (position level).
+    gathered: Vec<f64>,
     last_size: usize,
     /// The last matrix with the active set and topology it was built for, reused while they
     /// do not change and every operator (`W`, `H`) is constant.
@@ -116,6 +165,7 @@ impl OneStepNsProblem {
             q: Vec::new(),
             mu: Vec::new(),
             inv_w_ht: Vec::new(),
+            gathered: Vec::new(),
             last_size: 0,
             cache: None,
             cache_active: Vec::new(),
@@ -251,6 +301,7 @@ impl OneStepNsProblem {
                             | NonsmoothLaw::MixedComplementarity { .. },
                         true
                     )
+                    | (OsnsKind::Mlcp, NonsmoothLaw::NewtonImpact { .. } | NonsmoothLaw::Equality { .. }, false)
             ) || matches!(
                 (self.kind, law, first),
                 (OsnsKind::FrictionContact2d, NonsmoothLaw::NewtonImpactFriction { dimension: 2, .. }, false)
@@ -279,18 +330,21 @@ impl OneStepNsProblem {
         constant_operators: bool,
     ) -> Result<Option<SolverReport>, KernelError> {
         let active = std::mem::take(&mut nsds.active);
-        let result = self.compute_on(nsds, osi, &active, t, constant_operators);
+        let result = self.compute_on(nsds, osi, &active, t, constant_operators, ProblemLevel::Velocity);
         nsds.active = active;
         result
     }
 
-    fn compute_on(
+    /// Assembles and solves the problem at `level` on the interactions `ids` (in that order)
+    /// and stores `λ[level]` in them. Returns `None` when `ids` is empty.
+    pub(crate) fn compute_on(
         &mut self,
         nsds: &mut Nsds,
-        osi: &MoreauJeanOsi,
+        osi: &dyn FreeState,
         active: &[InteractionId],
         t: f64,
         constant_operators: bool,
+        level: ProblemLevel,
     ) -> Result<Option<SolverReport>, KernelError> {
         self.last_size = 0;
         let reuse = constant_operators
@@ -312,45 +366,74 @@ impl OneStepNsProblem {
             self.inv_w_ht.resize_with(nsds.interaction_bound(), Vec::new);
         }
 
-        // q = H v_free (+ ∂h/∂t) + restitution term, and W_j⁻¹ H_jᵀ per interaction and system.
+        // q = H v_free (+ ∂h/∂t) + e ẏ_k (velocity level) or h(q_free) + e y_{k−1} (position
+        // level), and W_j⁻¹ H_jᵀ per interaction and system.
         self.q.clear();
         self.q.resize(n, 0.0);
         self.mu.clear();
+        let mut gathered = std::mem::take(&mut self.gathered);
         for (k, &a) in active.iter().enumerate() {
             let pos = self.positions[k];
             let inter = nsds.interaction_mut(a);
             let m = inter.size;
             let q_alpha = &mut self.q[pos..pos + m];
-            for (jj, &d) in inter.ds.iter().enumerate() {
-                let off = inter.offsets[jj];
-                let v_free = osi.v_free(d);
-                for (i, qi) in q_alpha.iter_mut().enumerate() {
-                    let mut s = 0.0;
-                    for (c, vc) in v_free.iter().enumerate() {
-                        s += inter.h(i, off + c) * vc;
+            match level {
+                ProblemLevel::Velocity => {
+                    for (jj, &d) in inter.ds.iter().enumerate() {
+                        let off = inter.offsets[jj];
+                        let v_free = osi.free(d);
+                        for (i, qi) in q_alpha.iter_mut().enumerate() {
+                            let mut s = 0.0;
+                            for (c, vc) in v_free.iter().enumerate() {
+                                s += inter.h(i, off + c) * vc;
+                            }
+                            *qi += s;
+                        }
                     }
-                    *qi += s;
+                    if inter.relation_has_time_derivative() {
+                        inter.refresh_h_dot(t)?;
+                        for (qi, hd) in q_alpha.iter_mut().zip(&inter.h_dot) {
+                            *qi += hd;
+                        }
+                    }
+                }
+                ProblemLevel::Position => {
+                    // The output at the free positions, h(q_free, t_{k+1}) (H q_free + b for a
+                    // linear relation).
+                    gathered.clear();
+                    for &d in &inter.ds {
+                        gathered.extend_from_slice(osi.free(d));
+                    }
+                    let Relation::Lagrangian(relation) = &mut inter.relation else {
+                        return Err(KernelError::InvalidModel(
+                            "a position-level problem holds relations of second-order systems".into(),
+                        ));
+                    };
+                    relation.output(t, &gathered, q_alpha)?;
                 }
             }
-            if inter.relation_has_time_derivative() {
-                inter.refresh_h_dot(t)?;
-                for (qi, hd) in q_alpha.iter_mut().zip(&inter.h_dot) {
-                    *qi += hd;
-                }
-            }
+            let memory = match level {
+                ProblemLevel::Velocity => &inter.y_memory[1],
+                ProblemLevel::Position => &inter.y_memory[0],
+            };
             match inter.law {
                 NonsmoothLaw::NewtonImpact { restitution } => {
-                    for (qi, yd) in q_alpha.iter_mut().zip(&inter.y_memory[1]) {
+                    for (qi, yd) in q_alpha.iter_mut().zip(memory) {
                         *qi += restitution * yd;
                     }
                 }
                 NonsmoothLaw::NewtonImpactFriction { normal_restitution, tangential_restitution, friction, .. } => {
-                    if normal_restitution > 0.0 {
-                        q_alpha[0] += normal_restitution * inter.y_memory[1][0];
-                    }
-                    if tangential_restitution > 0.0 {
-                        for i in 1..m {
-                            q_alpha[i] += tangential_restitution * inter.y_memory[1][i];
+                    if level == ProblemLevel::Position {
+                        // Schatzman–Paoli: the normal component only (Siconos 4.4).
+                        q_alpha[0] += normal_restitution * memory[0];
+                    } else {
+                        if normal_restitution > 0.0 {
+                            q_alpha[0] += normal_restitution * memory[0];
+                        }
+                        if tangential_restitution > 0.0 {
+                            for i in 1..m {
+                                q_alpha[i] += tangential_restitution * memory[i];
+                            }
                         }
                     }
                     self.mu.push(friction);
@@ -365,7 +448,7 @@ impl OneStepNsProblem {
             store.resize_with(inter.ds.len(), Vec::new);
             for (jj, &d) in inter.ds.iter().enumerate() {
                 let off = inter.offsets[jj];
-                let nj = osi.v_free(d).len();
+                let nj = osi.free(d).len();
                 let x = &mut store[jj];
                 x.clear();
                 x.resize(nj * m, 0.0);
@@ -388,7 +471,12 @@ impl OneStepNsProblem {
                 m
             }
         };
-        self.start_from(nsds, active, 1, n);
+        self.gathered = gathered;
+        let slot = match level {
+            ProblemLevel::Velocity => 1,
+            ProblemLevel::Position => 0,
+        };
+        self.start_from(nsds, active, slot, n);
 
         let q = std::mem::take(&mut self.q);
         let report = match &mut self.solver {
@@ -409,9 +497,24 @@ impl OneStepNsProblem {
                 self.mu = mu;
                 report
             }
-            Solver::Relay(_) | Solver::Mlcp(_) => {
+            Solver::Mlcp(solver) => {
+                // Bilateral (equality) and unilateral (Newton impact) constraints of
+                // second-order systems.
+                let mut equality = Vec::with_capacity(n);
+                for &a in active {
+                    let inter = nsds.interaction_ref(a);
+                    let eq = matches!(inter.law, NonsmoothLaw::Equality { .. });
+                    equality.extend(std::iter::repeat_n(eq, inter.size));
+                }
+                let dense = matrix.to_dense();
+                let report =
+                    solve_mlcp_equalities_first(&mut **solver, &dense, &q, &equality, &mut self.z, &mut self.w)?;
+                self.q = q;
+                report
+            }
+            Solver::Relay(_) => {
                 return Err(KernelError::InvalidModel(
-                    "relay and MLCP problems hold first-order interactions, not impact laws".into(),
+                    "relay problems hold first-order interactions, not impact laws".into(),
                 ));
             }
             Solver::Fc3d(solver) => {
@@ -428,7 +531,7 @@ impl OneStepNsProblem {
             let pos = self.positions[k];
             let inter = nsds.interaction_mut(a);
             let m = inter.size;
-            inter.lambda[1].copy_from_slice(&self.z[pos..pos + m]);
+            inter.lambda[slot].copy_from_slice(&self.z[pos..pos + m]);
         }
         Ok(Some(report))
     }

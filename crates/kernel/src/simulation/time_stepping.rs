@@ -6,7 +6,12 @@ use nonsmooth_numerics::SolverReport;
 use super::euler_moreau::EulerMoreauOsi;
 use super::moreau_jean::MoreauJeanOsi;
 use super::osns::OneStepNsProblem;
-use super::osns::first_order_interactions;
+use super::osns::{ProblemLevel, first_order_interactions};
+use super::projection::{
+    MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi, ProjectionReport, check_projectable,
+    clear_position_inputs, violations,
+};
+use super::schatzman_paoli::{SchatzmanPaoliOsi, SchatzmanPaoliStartup};
 use crate::KernelError;
 use crate::model::{DynamicalSystem, FirstOrderRelationKind, InteractionId, Nsds, Relation};
 
@@ -56,8 +61,8 @@ impl TimeDiscretisation {
     }
 }
 
-/// The one-step integrator of a [`TimeStepping`] (a closed choice: Moreau–Jean for
-/// second-order systems, Euler–Moreau for first-order ones).
+/// The one-step integrator of a [`TimeStepping`] (a closed choice: the Moreau–Jean family and
+/// Schatzman–Paoli for second-order systems, Euler–Moreau for first-order ones).
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Integrator {
@@ -65,6 +70,15 @@ pub enum Integrator {
     MoreauJean(MoreauJeanOsi),
     /// [`EulerMoreauOsi`]: first-order systems, level-0 problems.
     EulerMoreau(EulerMoreauOsi),
+    /// [`SchatzmanPaoliOsi`]: linear time-invariant second-order systems, position-level
+    /// problems on every interaction.
+    SchatzmanPaoli(SchatzmanPaoliOsi),
+    /// [`MoreauJeanDirectProjectionOsi`]: Moreau–Jean, then projection of the active
+    /// constraints' positions.
+    MoreauJeanDirectProjection(MoreauJeanDirectProjectionOsi),
+    /// [`MoreauJeanCombinedProjectionOsi`]: Moreau–Jean with the index set built from the
+    /// projected positions.
+    MoreauJeanCombinedProjection(MoreauJeanCombinedProjectionOsi),
 }
 
 impl From<MoreauJeanOsi> for Integrator {
@@ -79,14 +93,43 @@ impl From<EulerMoreauOsi> for Integrator {
     }
 }
 
-/// The Moreau–Jean integrator of a simulation known to hold one.
-macro_rules! mj {
-    ($osi:expr) => {
-        match $osi {
+impl From<SchatzmanPaoliOsi> for Integrator {
+    fn from(osi: SchatzmanPaoliOsi) -> Self {
+        Integrator::SchatzmanPaoli(osi)
+    }
+}
+
+impl From<MoreauJeanDirectProjectionOsi> for Integrator {
+    fn from(osi: MoreauJeanDirectProjectionOsi) -> Self {
+        Integrator::MoreauJeanDirectProjection(osi)
+    }
+}
+
+impl From<MoreauJeanCombinedProjectionOsi> for Integrator {
+    fn from(osi: MoreauJeanCombinedProjectionOsi) -> Self {
+        Integrator::MoreauJeanCombinedProjection(osi)
+    }
+}
+
+impl Integrator {
+    /// The Moreau–Jean part of an integrator of the Moreau–Jean family.
+    fn mj(&self) -> &MoreauJeanOsi {
+        match self {
             Integrator::MoreauJean(o) => o,
-            Integrator::EulerMoreau(_) => unreachable!("a Moreau–Jean step runs with a Moreau–Jean integrator"),
+            Integrator::MoreauJeanDirectProjection(o) => &o.inner,
+            Integrator::MoreauJeanCombinedProjection(o) => &o.inner,
+            _ => unreachable!("a Moreau–Jean step runs with a Moreau–Jean integrator"),
         }
-    };
+    }
+
+    fn mj_mut(&mut self) -> &mut MoreauJeanOsi {
+        match self {
+            Integrator::MoreauJean(o) => o,
+            Integrator::MoreauJeanDirectProjection(o) => &mut o.inner,
+            Integrator::MoreauJeanCombinedProjection(o) => &mut o.inner,
+            _ => unreachable!("a Moreau–Jean step runs with a Moreau–Jean integrator"),
+        }
+    }
 }
 
 /// The Euler–Moreau integrator of a simulation known to hold one.
@@ -94,7 +137,7 @@ macro_rules! em {
     ($osi:expr) => {
         match $osi {
             Integrator::EulerMoreau(o) => o,
-            Integrator::MoreauJean(_) => unreachable!("an Euler–Moreau step runs with an Euler–Moreau integrator"),
+            _ => unreachable!("an Euler–Moreau step runs with an Euler–Moreau integrator"),
         }
     };
 }
@@ -177,6 +220,8 @@ pub struct StepReport {
     /// The report of the last one-step problem solved in the step, `None` when no interaction
     /// was active.
     pub osns: Option<SolverReport>,
+    /// What the projection onto the constraints did (projection schemes only).
+    pub projection: Option<ProjectionReport>,
 }
 
 /// Moreau–Jean time-stepping of a nonsmooth dynamical system.
@@ -199,6 +244,8 @@ pub struct TimeStepping {
     seen_topology: u64,
     nonconverged: usize,
     total_newton: usize,
+    /// Interactions whose position memory `y_{k−1}` is set (Schatzman–Paoli), by slot.
+    sp_seen: Vec<Option<InteractionId>>,
 }
 
 impl TimeStepping {
@@ -222,8 +269,18 @@ impl TimeStepping {
         if options.newton_max_iterations == 0 {
             return Err(KernelError::InvalidOption { name: "newton_max_iterations", reason: "must be at least 1" });
         }
-        let mut sim =
-            Self { nsds, osi, osns, grid, options, k: 0, seen_topology: u64::MAX, nonconverged: 0, total_newton: 0 };
+        let mut sim = Self {
+            nsds,
+            osi,
+            osns,
+            grid,
+            options,
+            k: 0,
+            seen_topology: u64::MAX,
+            nonconverged: 0,
+            total_newton: 0,
+            sp_seen: Vec::new(),
+        };
         sim.refresh_topology()?;
         Ok(sim)
     }
@@ -240,13 +297,52 @@ impl TimeStepping {
         let first_order =
             self.nsds.ds_graph().node_weights().filter(|d| matches!(d, DynamicalSystem::FirstOrder(_))).count();
         let second_order = self.nsds.number_of_ds() - first_order;
+        if !matches!(self.osi, Integrator::EulerMoreau(_)) && first_order > 0 {
+            return Err(KernelError::InvalidModel(
+                "Moreau–Jean and Schatzman–Paoli integrate second-order systems; the model has first-order ones".into(),
+            ));
+        }
+        if matches!(self.osi, Integrator::MoreauJeanDirectProjection(_) | Integrator::MoreauJeanCombinedProjection(_)) {
+            check_projectable(&self.nsds)?;
+        }
         match &mut self.osi {
-            Integrator::MoreauJean(osi) => {
-                if first_order > 0 {
-                    return Err(KernelError::InvalidModel(
-                        "Moreau–Jean integrates second-order systems; the model has first-order ones".into(),
-                    ));
+            Integrator::SchatzmanPaoli(osi) => {
+                osi.prepare(&mut self.nsds, h0)?;
+                let startup = osi.options().startup;
+                let started = osi.start(&mut self.nsds, t, h0)?;
+                let ids: Vec<InteractionId> = self.nsds.interaction_ids().collect();
+                if started && startup == SchatzmanPaoliStartup::Taylor {
+                    // y_{k−1} = y(q_{−1}) for every interaction.
+                    osi.swap_previous_positions(&mut self.nsds);
+                    for &id in &ids {
+                        self.nsds.update_output(id, t)?;
+                    }
+                    osi.swap_previous_positions(&mut self.nsds);
+                    for &id in &ids {
+                        let inter = self.nsds.interaction_mut(id);
+                        let crate::model::Interaction { y, y_memory, .. } = inter;
+                        y_memory[0].copy_from_slice(&y[0]);
+                        self.sp_seen.resize(self.sp_seen.len().max(id.index() + 1), None);
+                        self.sp_seen[id.index()] = Some(id);
+                    }
                 }
+                // Interactions new to the scheme start with y_{k−1} = y_k (Siconos 4.4).
+                for id in ids {
+                    self.nsds.update_output(id, t)?;
+                    if self.sp_seen.len() <= id.index() {
+                        self.sp_seen.resize(id.index() + 1, None);
+                    }
+                    if self.sp_seen[id.index()] != Some(id) {
+                        let crate::model::Interaction { y, y_memory, .. } = self.nsds.interaction_mut(id);
+                        y_memory[0].copy_from_slice(&y[0]);
+                        self.sp_seen[id.index()] = Some(id);
+                    }
+                }
+            }
+            Integrator::MoreauJean(_)
+            | Integrator::MoreauJeanDirectProjection(_)
+            | Integrator::MoreauJeanCombinedProjection(_) => {
+                let osi = self.osi.mj_mut();
                 osi.prepare(&self.nsds);
                 osi.compute_w(&mut self.nsds, t, h0)?;
                 if self.k == 0 {
@@ -340,6 +436,9 @@ impl TimeStepping {
         match self.osi {
             Integrator::MoreauJean(_) => self.step_moreau_jean(),
             Integrator::EulerMoreau(_) => self.step_euler_moreau(),
+            Integrator::SchatzmanPaoli(_) => self.step_schatzman_paoli(),
+            Integrator::MoreauJeanDirectProjection(_) => self.step_direct_projection(),
+            Integrator::MoreauJeanCombinedProjection(_) => self.step_combined_projection(),
         }
     }
 
@@ -354,24 +453,38 @@ impl TimeStepping {
         self.nsds.swap_output_memories();
         // Index set 1 from the outputs at t_k.
         self.update_index_set(h);
+        let (outcome, osns_report) = self.newton_solve(t_old, t, step)?;
+        self.apply_newton_policy(t, step, &outcome, osns_report)?;
+        // Commit the step.
+        self.osi.mj_mut().swap_memories(&mut self.nsds, t)?;
+        Ok(self.commit(t, step, &outcome, self.nsds.active.len(), osns_report))
+    }
 
-        // Newton loop (a single pass for linear models).
-        let linear = mj!(&self.osi).all_linear() && self.all_relations_linear();
-        let mut residual = mj!(&mut self.osi).compute_residu(&mut self.nsds, t_old, t, h)?;
+    /// The Moreau–Jean Newton loop of one step on the current index set 1 (a single pass for
+    /// linear models): `W`, free velocities, the velocity-level problem, inputs, state, outputs.
+    fn newton_solve(
+        &mut self,
+        t_old: f64,
+        t: f64,
+        step: usize,
+    ) -> Result<(NewtonOutcome, Option<SolverReport>), KernelError> {
+        let h = t - t_old;
+        let linear = self.osi.mj().all_linear() && self.all_relations_linear();
+        let mut residual = self.osi.mj_mut().compute_residu(&mut self.nsds, t_old, t, h)?;
         let mut iterations = 0;
         let mut converged = linear;
         let mut osns_report;
         loop {
             iterations += 1;
             if !linear {
-                mj!(&mut self.osi).compute_w(&mut self.nsds, t, h)?;
+                self.osi.mj_mut().compute_w(&mut self.nsds, t, h)?;
                 let active: Vec<InteractionId> = self.nsds.active.clone();
                 for id in active {
                     self.nsds.update_jacobian(id, t)?;
                 }
             }
-            mj!(&mut self.osi).compute_free_state(&mut self.nsds);
-            osns_report = self.osns.compute(&mut self.nsds, mj!(&self.osi), t, linear)?;
+            self.osi.mj_mut().compute_free_state(&mut self.nsds);
+            osns_report = self.osns.compute(&mut self.nsds, self.osi.mj(), t, linear)?;
             if let Some(report) = osns_report
                 && !report.is_converged()
             {
@@ -381,12 +494,12 @@ impl TimeStepping {
                 }
             }
             self.update_input();
-            mj!(&mut self.osi).update_state(&mut self.nsds, h);
+            self.osi.mj_mut().update_state(&mut self.nsds, h);
             self.update_outputs(t)?;
             if linear {
                 break;
             }
-            residual = mj!(&mut self.osi).compute_residu(&mut self.nsds, t_old, t, h)?;
+            residual = self.osi.mj_mut().compute_residu(&mut self.nsds, t_old, t, h)?;
             if residual <= self.options.newton_tolerance {
                 converged = true;
                 break;
@@ -395,11 +508,211 @@ impl TimeStepping {
                 break;
             }
         }
-        let outcome = NewtonOutcome { iterations, residual, converged, linear };
+        Ok((NewtonOutcome { iterations, residual, converged, linear }, osns_report))
+    }
+
+    /// One Schatzman–Paoli step ([`SchatzmanPaoliOsi`]): free positions, the position-level
+    /// LCP on every interaction, `p[0]`, positions and centred velocities, outputs at level 0.
+    fn step_schatzman_paoli(&mut self) -> Result<StepReport, KernelError> {
+        let t_old = self.grid.time(self.k);
+        let t = self.grid.time(self.k + 1);
+        let h = t - t_old;
+        let step = self.k + 1;
+        let ids: Vec<InteractionId> =
+            (0..self.nsds.interaction_bound()).filter_map(|i| self.nsds.interaction_at(i)).collect();
+        let Integrator::SchatzmanPaoli(osi) = &mut self.osi else {
+            unreachable!("a Schatzman–Paoli step runs with a Schatzman–Paoli integrator")
+        };
+        osi.compute_free_state(&mut self.nsds, t_old, t, h)?;
+        let constant = self.nsds.interaction_graph().node_weights().all(|i| i.is_linear_time_invariant());
+        let osns_report = self.osns.compute_on(&mut self.nsds, &*osi, &ids, t, constant, ProblemLevel::Position)?;
+        if let Some(report) = osns_report
+            && !report.is_converged()
+            && self.options.on_nonconvergence == NonConvergencePolicy::Fail
+        {
+            return Err(KernelError::NotConverged { time: t, step, report });
+        }
+        for slot in 0..self.nsds.ds_bound() {
+            if let Some(ds) = self.nsds.ds_slot_mut(slot) {
+                ds.state_mut().p[0].fill(0.0);
+            }
+        }
+        self.nsds.accumulate_inputs_at(&ids, 0);
+        osi.update_state(&mut self.nsds, h);
+        // y_{k−1} ← y_k, then y_{k+1}.
+        for &id in &ids {
+            let crate::model::Interaction { y, y_memory, .. } = self.nsds.interaction_mut(id);
+            y_memory[0].copy_from_slice(&y[0]);
+        }
+        for &id in &ids {
+            self.nsds.update_output(id, t)?;
+        }
+        osi.swap_memories(&mut self.nsds);
+        let outcome = NewtonOutcome { iterations: 1, residual: 0.0, converged: true, linear: true };
         self.apply_newton_policy(t, step, &outcome, osns_report)?;
-        // Commit the step.
-        mj!(&mut self.osi).swap_memories(&mut self.nsds, t)?;
-        Ok(self.commit(t, step, &outcome, self.nsds.active.len(), osns_report))
+        Ok(self.commit(t, step, &outcome, ids.len(), osns_report))
+    }
+
+    /// One Moreau–Jean step with direct projection ([`MoreauJeanDirectProjectionOsi`]).
+    fn step_direct_projection(&mut self) -> Result<StepReport, KernelError> {
+        let t_old = self.grid.time(self.k);
+        let t = self.grid.time(self.k + 1);
+        let h = t - t_old;
+        let step = self.k + 1;
+        self.nsds.swap_output_memories();
+        self.update_index_set(h);
+        let (outcome, osns_report) = self.newton_solve(t_old, t, step)?;
+        self.apply_newton_policy(t, step, &outcome, osns_report)?;
+
+        // Projection of the index-set-1 constraints.
+        let Integrator::MoreauJeanDirectProjection(osi) = &mut self.osi else {
+            unreachable!("a direct-projection step runs with its integrator")
+        };
+        let (tol_u, tol_b, max_it) =
+            (osi.options.unilateral_tolerance, osi.options.bilateral_tolerance, osi.options.max_iterations);
+        clear_position_inputs(&mut self.nsds);
+        let ids = self.nsds.active.clone();
+        let (mut pen, _, mut bil) = violations(&self.nsds, &ids);
+        let mut running = !ids.is_empty() && (pen > tol_u || bil > tol_b);
+        let mut iterations = 0;
+        let mut last_problem = None;
+        while running && iterations < max_it {
+            iterations += 1;
+            let report = osi.projector.project(&mut self.nsds, &ids, false, t)?;
+            last_problem = Some(report);
+            (pen, _, bil) = violations(&self.nsds, &ids);
+            running = pen > tol_u || bil > tol_b;
+            if !report.is_converged() {
+                break;
+            }
+        }
+        let projection = ProjectionReport {
+            iterations,
+            passes: 1,
+            max_unilateral_violation: pen,
+            max_bilateral_violation: bil,
+            converged: !running,
+            last_problem,
+        };
+        self.apply_projection_policy(t, step, &projection)?;
+        self.osi.mj_mut().swap_memories(&mut self.nsds, t)?;
+        let mut report = self.commit(t, step, &outcome, self.nsds.active.len(), osns_report);
+        report.projection = Some(projection);
+        Ok(report)
+    }
+
+    /// One Moreau–Jean step with combined projection ([`MoreauJeanCombinedProjectionOsi`]):
+    /// index set 1 starts empty; the step is redone while the projected positions close new
+    /// contacts.
+    fn step_combined_projection(&mut self) -> Result<StepReport, KernelError> {
+        let t_old = self.grid.time(self.k);
+        let t = self.grid.time(self.k + 1);
+        let step = self.k + 1;
+        self.nsds.swap_output_memories();
+        let Integrator::MoreauJeanCombinedProjection(osi) = &self.osi else {
+            unreachable!("a combined-projection step runs with its integrator")
+        };
+        let (tol_u, tol_b, max_it, max_passes) = (
+            osi.options.unilateral_tolerance,
+            osi.options.bilateral_tolerance,
+            osi.options.max_iterations,
+            osi.options.max_passes,
+        );
+        // Index set 1 emptied but for the bilateral constraints, always in it.
+        for id in std::mem::take(&mut self.nsds.active) {
+            let inter = self.nsds.interaction_mut(id);
+            if is_bilateral(inter) {
+                self.nsds.active.push(id);
+            } else {
+                inter.active = false;
+                inter.lambda[1].fill(0.0);
+            }
+        }
+        for slot in 0..self.nsds.interaction_bound() {
+            let Some(id) = self.nsds.interaction_at(slot) else { continue };
+            let inter = self.nsds.interaction_mut(id);
+            if !inter.active && is_bilateral(inter) {
+                inter.active = true;
+                self.nsds.active.push(id);
+            }
+        }
+        let mut passes = 0;
+        let mut settled = false;
+        let mut result;
+        let mut projection;
+        loop {
+            passes += 1;
+            result = self.newton_solve(t_old, t, step)?;
+            clear_position_inputs(&mut self.nsds);
+            let ids = self.nsds.active.clone();
+            let (mut pen, mut gap, mut bil) = violations(&self.nsds, &ids);
+            let mut running = !ids.is_empty() && (gap >= tol_u || bil > tol_b);
+            let mut iterations = 0;
+            let mut last_problem = None;
+            let Integrator::MoreauJeanCombinedProjection(osi) = &mut self.osi else {
+                unreachable!("a combined-projection step runs with its integrator")
+            };
+            while running && iterations < max_it {
+                iterations += 1;
+                let report = osi.projector.project(&mut self.nsds, &ids, true, t)?;
+                last_problem = Some(report);
+                (pen, gap, bil) = violations(&self.nsds, &ids);
+                running = gap >= tol_u || bil > tol_b;
+                if !report.is_converged() {
+                    break;
+                }
+            }
+            projection = ProjectionReport {
+                iterations,
+                passes,
+                max_unilateral_violation: pen,
+                max_bilateral_violation: bil,
+                converged: !running,
+                last_problem,
+            };
+            // Contacts closed at the projected positions join index set 1.
+            let mut added = false;
+            for slot in 0..self.nsds.interaction_bound() {
+                let Some(id) = self.nsds.interaction_at(slot) else { continue };
+                let inter = self.nsds.interaction_mut(id);
+                if !inter.active && inter.y[0][0] <= 0.0 {
+                    inter.active = true;
+                    self.nsds.active.push(id);
+                    added = true;
+                }
+            }
+            if !added {
+                settled = true;
+                break;
+            }
+            if passes >= max_passes {
+                break;
+            }
+        }
+        projection.converged &= settled;
+        let (outcome, osns_report) = result;
+        self.apply_newton_policy(t, step, &outcome, osns_report)?;
+        self.apply_projection_policy(t, step, &projection)?;
+        self.osi.mj_mut().swap_memories(&mut self.nsds, t)?;
+        let mut report = self.commit(t, step, &outcome, self.nsds.active.len(), osns_report);
+        report.projection = Some(projection);
+        Ok(report)
+    }
+
+    /// The non-convergence policy on the projection.
+    fn apply_projection_policy(
+        &mut self,
+        t: f64,
+        step: usize,
+        projection: &ProjectionReport,
+    ) -> Result<(), KernelError> {
+        if !projection.converged {
+            if self.options.on_nonconvergence == NonConvergencePolicy::Fail {
+                return Err(KernelError::ProjectionNotConverged { time: t, step, report: *projection });
+            }
+            self.nonconverged += 1;
+        }
+        Ok(())
     }
 
     /// One Euler–Moreau step (first-order systems; digest E3-E7): every interaction takes part
@@ -527,6 +840,7 @@ impl TimeStepping {
             newton_converged: outcome.converged,
             active,
             osns,
+            projection: None,
         }
     }
 
@@ -537,11 +851,19 @@ impl TimeStepping {
     /// Index set 1: keeps the order of interactions that stay active, appends those that
     /// become active, and zeroes `λ[1]` of those that leave (Siconos 4.4).
     fn update_index_set(&mut self, h: f64) {
-        let osi = mj!(&self.osi);
+        let osi = self.osi.mj();
+        let direct = match &self.osi {
+            Integrator::MoreauJeanDirectProjection(d) => Some(d),
+            _ => None,
+        };
         let mut active = std::mem::take(&mut self.nsds.active);
         active.retain(|&id| {
             let inter = self.nsds.interaction_mut(id);
-            let keep = osi.is_active(inter.y[0][0], inter.y[1][0], h);
+            let keep = is_bilateral(inter)
+                || match direct {
+                    Some(d) => d.stays_active(inter.y[0][0], inter.y[1][0], h),
+                    None => osi.is_active(inter.y[0][0], inter.y[1][0], h),
+                };
             if !keep {
                 inter.active = false;
                 inter.lambda[1].fill(0.0);
@@ -554,7 +876,7 @@ impl TimeStepping {
             if inter.active {
                 continue;
             }
-            if osi.is_active(inter.y[0][0], inter.y[1][0], h) {
+            if is_bilateral(inter) || osi.is_active(inter.y[0][0], inter.y[1][0], h) {
                 let inter = self.nsds.interaction_mut(id);
                 inter.active = true;
                 active.push(id);
@@ -585,4 +907,9 @@ impl TimeStepping {
         }
         Ok(())
     }
+}
+
+/// Whether the interaction is a bilateral constraint (equality law), always in index set 1.
+fn is_bilateral(inter: &crate::model::Interaction) -> bool {
+    matches!(inter.law, crate::model::NonsmoothLaw::Equality { .. })
 }

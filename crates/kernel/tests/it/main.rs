@@ -8,6 +8,7 @@ mod errors;
 mod event_driven;
 mod first_order;
 mod friction;
+mod projection;
 mod properties;
 mod topology;
 

@@ -12,14 +12,13 @@
 
 use faer::Mat;
 
-use super::{OneStepNsProblem, Solver};
+use super::{OneStepNsProblem, Solver, solve_mlcp_equalities_first};
 use crate::KernelError;
 use crate::model::{FirstOrderRelationKind, InteractionId, NonsmoothLaw, Nsds, Relation};
 use crate::simulation::euler_moreau::EulerMoreauOsi;
 use nonsmooth_numerics::SolverReport;
 use nonsmooth_numerics::lcp::LcpProblem;
 use nonsmooth_numerics::matrix::NumericsMatrix;
-use nonsmooth_numerics::mlcp::{MlcpMatrixForm, MlcpProblem};
 use nonsmooth_numerics::relay::RelayProblem;
 
 /// The first-order interactions (index set 0), in slot order.
@@ -167,24 +166,12 @@ impl OneStepNsProblem {
                     };
                     equality.extend((0..inter.size).map(|i| i < eq));
                 }
-                let mut order: Vec<usize> = (0..n).filter(|&i| equality[i]).collect();
-                let n_eq = order.len();
-                order.extend((0..n).filter(|&i| !equality[i]));
                 let dense = match &matrix {
                     NumericsMatrix::Dense(m) => m,
                     _ => unreachable!("first-order problems are assembled dense"),
                 };
-                let permuted = Mat::from_fn(n, n, |i, j| dense[(order[i], order[j])]);
-                let q_perm: Vec<f64> = order.iter().map(|&i| q[i]).collect();
-                let mut z_perm: Vec<f64> = order.iter().map(|&i| self.z[i]).collect();
-                let mut w_perm = vec![0.0; n];
-                let form = MlcpMatrixForm::new(NumericsMatrix::Dense(permuted), q_perm, n_eq, n - n_eq);
-                let problem = MlcpProblem::new(n_eq, n - n_eq, Some(form), None)?;
-                let report = solver.solve(&problem, &mut z_perm, &mut w_perm)?;
-                for (k, &i) in order.iter().enumerate() {
-                    self.z[i] = z_perm[k];
-                    self.w[i] = w_perm[k];
-                }
+                let report =
+                    solve_mlcp_equalities_first(&mut **solver, dense, &q, &equality, &mut self.z, &mut self.w)?;
                 self.q = q;
                 report
             }

@@ -1,0 +1,454 @@
+//! Moreau–Jean with projection onto the constraints (Siconos' `MoreauJeanDirectProjectionOSI`
+//! with `TimeSteppingDirectProjection`, and `MoreauJeanCombinedProjectionOSI` with
+//! `TimeSteppingCombinedProjection`; seed `000_b50ea4bc6edb00b3.txt` lines 5720-5830, position
+//! formulation).
+//!
+//! Moreau–Jean enforces the unilateral constraints at velocity level only, so the positions of
+//! active contacts may drift into penetration (with nonlinear relations the drift grows with
+//! time). After the velocity step, the positions are projected back onto the admissible set by
+//! position-level problems in the Euclidean metric,
+//!
+//! `q ← q + Hᵀ λ`, `0 ≤ H Hᵀ λ + y(q) ⊥ λ ≥ 0` (unilateral rows), `H_E Hᵀ λ + y_E(q) = 0`
+//! (bilateral rows),
+//!
+//! repeated (with `H` and `y` re-evaluated at the new positions) until the violation is below
+//! the tolerances or an iteration cap is reached. The velocities are not changed. `λ[0]` and
+//! `p[0] = Σ Hᵀ λ[0]` hold the last correction.
+//!
+//! - **Direct projection**: after each Moreau–Jean step, on the interactions of index set 1,
+//!   while `max(0, −y)` exceeds the unilateral tolerance or `‖y_E‖∞` the bilateral one. Its
+//!   activation rule adds an interaction when `y + γhẏ ≤ threshold` (`1e-7` by default) and
+//!   removes it when `y + γhẏ > threshold` and `ẏ ≥ 0`.
+//! - **Combined projection**: index set 1 starts empty at every step; the step is redone with
+//!   the contacts whose projected gap is closed (`y ≤ 0`) added, until no contact is added;
+//!   after each pass every contact of the set is projected onto `y = 0` (as an equality) while
+//!   `|y|` exceeds the tolerance.
+
+use faer::Mat;
+use nonsmooth_numerics::SolverReport;
+use nonsmooth_numerics::mlcp::{EnumOptions, MlcpMethod, MlcpSolver};
+
+use super::moreau_jean::{MoreauJeanOptions, MoreauJeanOsi};
+use super::osns::solve_mlcp_equalities_first;
+use crate::KernelError;
+use crate::model::{InteractionId, NonsmoothLaw, Nsds};
+
+/// Siconos' MLCP solver of the projection (`MLCPProjectOnConstraints`: enumeration, tolerance
+/// `1e-12`, `10⁷` cases).
+fn default_method() -> MlcpMethod {
+    MlcpMethod::Enum(EnumOptions::default().with_tolerance(1e-12).with_max_iterations(10_000_000))
+}
+
+/// Options of the direct projection (Siconos' `TimeSteppingDirectProjection` defaults).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct DirectProjectionOptions {
+    /// Projection runs while `max(0, −y)` of a unilateral constraint exceeds it (default: `1e-8`).
+    pub unilateral_tolerance: f64,
+    /// Projection runs while `‖y‖∞` of a bilateral constraint exceeds it (default: `1e-4`).
+    pub bilateral_tolerance: f64,
+    /// Projection iterations per step (default: `10`).
+    pub max_iterations: usize,
+    /// Activation threshold of the prediction `y + γhẏ` (default: `1e-7`).
+    pub activation_threshold: f64,
+    /// Solver of the position-level MLCP (default: enumeration, tolerance `1e-12`).
+    pub method: MlcpMethod,
+}
+
+impl Default for DirectProjectionOptions {
+    fn default() -> Self {
+        Self {
+            unilateral_tolerance: 1e-8,
+            bilateral_tolerance: 1e-4,
+            max_iterations: 10,
+            activation_threshold: 1e-7,
+            method: default_method(),
+        }
+    }
+}
+
+impl DirectProjectionOptions {
+    /// Sets the unilateral tolerance.
+    pub fn with_unilateral_tolerance(mut self, tolerance: f64) -> Self {
+        self.unilateral_tolerance = tolerance;
+        self
+    }
+
+    /// Sets the bilateral tolerance.
+    pub fn with_bilateral_tolerance(mut self, tolerance: f64) -> Self {
+        self.bilateral_tolerance = tolerance;
+        self
+    }
+
+    /// Sets the iteration cap.
+    pub fn with_max_iterations(mut self, max_iterations: usize) -> Self {
+        self.max_iterations = max_iterations;
+        self
+    }
+
+    /// Sets the activation threshold.
+    pub fn with_activation_threshold(mut self, threshold: f64) -> Self {
+        self.activation_threshold = threshold;
+        self
+    }
+
+    /// Sets the MLCP solver.
+    pub fn with_method(mut self, method: MlcpMethod) -> Self {
+        self.method = method;
+        self
+    }
+}
+
+/// Options of the combined projection (Siconos' `TimeSteppingCombinedProjection` defaults).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct CombinedProjectionOptions {
+    /// Projection runs while `|y|` of a unilateral constraint of the set reaches it (default:
+    /// `1e-8`).
+    pub unilateral_tolerance: f64,
+    /// Projection runs while `‖y‖∞` of a bilateral constraint exceeds it (default: `1e-8`).
+    pub bilateral_tolerance: f64,
+    /// Projection iterations per pass (default: `50`).
+    pub max_iterations: usize,
+    /// Passes (step redone with a larger index set) per step (default: `50`); more is a
+    /// non-convergence.
+    pub max_passes: usize,
+    /// Solver of the position-level problem (default: enumeration, tolerance `1e-12`).
+    pub method: MlcpMethod,
+}
+
+impl Default for CombinedProjectionOptions {
+    fn default() -> Self {
+        Self {
+            unilateral_tolerance: 1e-8,
+            bilateral_tolerance: 1e-8,
+            max_iterations: 50,
+            max_passes: 50,
+            method: default_method(),
+        }
+    }
+}
+
+impl CombinedProjectionOptions {
+    /// Sets the unilateral tolerance.
+    pub fn with_unilateral_tolerance(mut self, tolerance: f64) -> Self {
+        self.unilateral_tolerance = tolerance;
+        self
+    }
+
+    /// Sets the bilateral tolerance.
+    pub fn with_bilateral_tolerance(mut self, tolerance: f64) -> Self {
+        self.bilateral_tolerance = tolerance;
+        self
+    }
+
+    /// Sets the projection iteration cap.
+    pub fn with_max_iterations(mut self, max_iterations: usize) -> Self {
+        self.max_iterations = max_iterations;
+        self
+    }
+
+    /// Sets the cap on passes.
+    pub fn with_max_passes(mut self, max_passes: usize) -> Self {
+        self.max_passes = max_passes;
+        self
+    }
+
+    /// Sets the MLCP solver.
+    pub fn with_method(mut self, method: MlcpMethod) -> Self {
+        self.method = method;
+        self
+    }
+}
+
+/// What the projection did in one step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ProjectionReport {
+    /// Projection iterations (position-level problems solved) in the step (last pass).
+    pub iterations: usize,
+    /// Passes of the step (1 for the direct projection).
+    pub passes: usize,
+    /// `max(0, −y)` over the unilateral constraints of the projected set, after the projection.
+    pub max_unilateral_violation: f64,
+    /// `‖y‖∞` over the bilateral constraints of the projected set, after the projection.
+    pub max_bilateral_violation: f64,
+    /// Whether the violations ended below the tolerances (and, combined, the index set settled).
+    pub converged: bool,
+    /// The report of the last position-level problem, `None` when none was solved.
+    pub last_problem: Option<SolverReport>,
+}
+
+/// Moreau–Jean with direct projection (Siconos' `MoreauJeanDirectProjectionOSI` with
+/// `TimeSteppingDirectProjection`, module documentation).
+#[doc(alias = "MoreauJeanDirectProjectionOSI")]
+#[derive(Debug)]
+pub struct MoreauJeanDirectProjectionOsi {
+    pub(crate) inner: MoreauJeanOsi,
+    pub(crate) options: DirectProjectionOptions,
+    pub(crate) projector: PositionProjector,
+}
+
+impl MoreauJeanDirectProjectionOsi {
+    /// The scheme with Moreau–Jean options (θ, γ; the activation threshold is the projection's)
+    /// and projection options.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for invalid Moreau–Jean options, non-positive or
+    /// non-finite tolerances, a zero iteration cap or a non-finite threshold;
+    /// [`KernelError::Numerics`] for invalid solver options.
+    pub fn new(mj: MoreauJeanOptions, options: DirectProjectionOptions) -> Result<Self, KernelError> {
+        check_tolerances(options.unilateral_tolerance, options.bilateral_tolerance, options.max_iterations)?;
+        if !options.activation_threshold.is_finite() {
+            return Err(KernelError::InvalidOption { name: "activation_threshold", reason: "must be finite" });
+        }
+        let inner = MoreauJeanOsi::new(mj.with_activation_threshold(options.activation_threshold))?;
+        let projector = PositionProjector::new(options.method.clone())?;
+        Ok(Self { inner, options, projector })
+    }
+
+    /// The Moreau–Jean part.
+    pub fn moreau_jean(&self) -> &MoreauJeanOsi {
+        &self.inner
+    }
+
+    /// The projection options.
+    pub fn options(&self) -> &DirectProjectionOptions {
+        &self.options
+    }
+
+    /// Whether an interaction of index set 1 stays in it: not when `y + γhẏ > threshold` and
+    /// `ẏ ≥ 0` (Siconos 4.4 `MoreauJeanDirectProjectionOSI::removeInteractionFromIndexSet`).
+    pub(crate) fn stays_active(&self, y0: f64, y1: f64, h: f64) -> bool {
+        let predicted = y0 + self.inner.options().gamma * h * y1;
+        !(predicted > self.options.activation_threshold && y1 >= 0.0)
+    }
+}
+
+/// Moreau–Jean with combined projection (Siconos' `MoreauJeanCombinedProjectionOSI` with
+/// `TimeSteppingCombinedProjection`, module documentation).
+#[doc(alias = "MoreauJeanCombinedProjectionOSI")]
+#[derive(Debug)]
+pub struct MoreauJeanCombinedProjectionOsi {
+    pub(crate) inner: MoreauJeanOsi,
+    pub(crate) options: CombinedProjectionOptions,
+    pub(crate) projector: PositionProjector,
+}
+
+impl MoreauJeanCombinedProjectionOsi {
+    /// The scheme with Moreau–Jean options (θ; the activation rule is the scheme's own) and
+    /// projection options.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for invalid Moreau–Jean options, non-positive or
+    /// non-finite tolerances, or zero caps; [`KernelError::Numerics`] for invalid solver
+    /// options.
+    pub fn new(mj: MoreauJeanOptions, options: CombinedProjectionOptions) -> Result<Self, KernelError> {
+        check_tolerances(options.unilateral_tolerance, options.bilateral_tolerance, options.max_iterations)?;
+        if options.max_passes == 0 {
+            return Err(KernelError::InvalidOption { name: "max_passes", reason: "must be at least 1" });
+        }
+        let inner = MoreauJeanOsi::new(mj)?;
+        let projector = PositionProjector::new(options.method.clone())?;
+        Ok(Self { inner, options, projector })
+    }
+
+    /// The Moreau–Jean part.
+    pub fn moreau_jean(&self) -> &MoreauJeanOsi {
+        &self.inner
+    }
+
+    /// The projection options.
+    pub fn options(&self) -> &CombinedProjectionOptions {
+        &self.options
+    }
+}
+
+fn check_tolerances(unilateral: f64, bilateral: f64, max_iterations: usize) -> Result<(), KernelError> {
+    if !unilateral.is_finite() || unilateral <= 0.0 {
+        return Err(KernelError::InvalidOption { name: "unilateral_tolerance", reason: "must be finite and positive" });
+    }
+    if !bilateral.is_finite() || bilateral <= 0.0 {
+        return Err(KernelError::InvalidOption { name: "bilateral_tolerance", reason: "must be finite and positive" });
+    }
+    if max_iterations == 0 {
+        return Err(KernelError::InvalidOption { name: "max_iterations", reason: "must be at least 1" });
+    }
+    Ok(())
+}
+
+/// Rows of an interaction taking part in the projection, and whether they are equalities.
+fn projection_rows(law: &NonsmoothLaw, size: usize) -> (usize, bool) {
+    match law {
+        // Only the normal component of a frictional contact is projected.
+        NonsmoothLaw::NewtonImpactFriction { .. } => (1, false),
+        NonsmoothLaw::Equality { .. } => (size, true),
+        _ => (size, false),
+    }
+}
+
+/// Violations `(max(0, −y) over unilateral rows, |y| over unilateral rows, ‖y‖∞ over
+/// bilateral rows)` of the interactions `ids` at their current outputs.
+pub(crate) fn violations(nsds: &Nsds, ids: &[InteractionId]) -> (f64, f64, f64) {
+    let (mut penetration, mut gap, mut bilateral) = (0.0f64, 0.0f64, 0.0f64);
+    for &id in ids {
+        let inter = nsds.interaction_ref(id);
+        let (rows, equality) = projection_rows(&inter.law, inter.size);
+        for &y in &inter.y[0][..rows] {
+            if equality {
+                bilateral = bilateral.max(y.abs());
+            } else {
+                penetration = penetration.max(-y);
+                gap = gap.max(y.abs());
+            }
+        }
+    }
+    (penetration.max(0.0), gap, bilateral)
+}
+
+/// The position-level problem of the projection and its solver.
+pub(crate) struct PositionProjector {
+    solver: Box<dyn MlcpSolver + Send>,
+    z: Vec<f64>,
+    w: Vec<f64>,
+}
+
+impl std::fmt::Debug for PositionProjector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PositionProjector").finish_non_exhaustive()
+    }
+}
+
+impl PositionProjector {
+    fn new(method: MlcpMethod) -> Result<Self, KernelError> {
+        Ok(Self { solver: method.build()?, z: Vec::new(), w: Vec::new() })
+    }
+
+    /// One projection iteration on the interactions `ids` (non-empty), at their current
+    /// outputs and Jacobians: solves `H Hᵀ λ + y = w` with `0 ≤ w ⊥ λ ≥ 0` on unilateral rows
+    /// (or `w = 0` on every row with `all_equalities`) and `w = 0` on bilateral rows, stores
+    /// `λ[0]` and `p[0] = Σ Hᵀ λ[0]`, moves `q += p[0]`, and recomputes every output at `t`.
+    pub(crate) fn project(
+        &mut self,
+        nsds: &mut Nsds,
+        ids: &[InteractionId],
+        all_equalities: bool,
+        t: f64,
+    ) -> Result<SolverReport, KernelError> {
+        // Row of each interaction's first projected component, and the equality flags.
+        let mut first = Vec::with_capacity(ids.len());
+        let mut equality = Vec::new();
+        for &id in ids {
+            let inter = nsds.interaction_ref(id);
+            let (rows, eq) = projection_rows(&inter.law, inter.size);
+            first.push(equality.len());
+            equality.extend(std::iter::repeat_n(eq || all_equalities, rows));
+        }
+        let n = equality.len();
+        let mut slot_position = vec![usize::MAX; nsds.interaction_bound()];
+        for (k, &id) in ids.iter().enumerate() {
+            slot_position[id.index()] = k;
+        }
+        // A = H Hᵀ (blocks through shared systems) and q = y.
+        let mut a = Mat::<f64>::zeros(n, n);
+        let mut q = vec![0.0; n];
+        for (k, &id) in ids.iter().enumerate() {
+            let ia = nsds.interaction_ref(id);
+            let rows_a = projection_rows(&ia.law, ia.size).0;
+            let pa = first[k];
+            q[pa..pa + rows_a].copy_from_slice(&ia.y[0][..rows_a]);
+            let mut add_block = |ib: &crate::model::Interaction, pb: usize, ja: usize, jb: usize| {
+                let rows_b = projection_rows(&ib.law, ib.size).0;
+                let (oa, ob) = (ia.offsets[ja], ib.offsets[jb]);
+                let nj = nsds.ds(ia.ds[ja]).expect("a linked system exists").velocity_size();
+                for i in 0..rows_a {
+                    for l in 0..rows_b {
+                        let mut s = 0.0;
+                        for c in 0..nj {
+                            s += ia.h(i, oa + c) * ib.h(l, ob + c);
+                        }
+                        a[(pa + i, pb + l)] += s;
+                    }
+                }
+            };
+            for jj in 0..ia.ds.len() {
+                add_block(ia, pa, jj, jj);
+            }
+            for (b, d) in nsds.linked_interactions(id) {
+                let kb = slot_position[b.index()];
+                if kb == usize::MAX {
+                    continue;
+                }
+                let ib = nsds.interaction_ref(b);
+                let ja = ia.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
+                let jb = ib.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
+                add_block(ib, first[kb], ja, jb);
+            }
+        }
+        self.z.clear();
+        self.z.resize(n, 0.0);
+        self.w.clear();
+        self.w.resize(n, 0.0);
+        let report = solve_mlcp_equalities_first(&mut *self.solver, &a, &q, &equality, &mut self.z, &mut self.w)?;
+        // λ[0] (zero on the components that are not projected).
+        let lambda = &self.z;
+        for (k, &id) in ids.iter().enumerate() {
+            let inter = nsds.interaction_mut(id);
+            let rows = projection_rows(&inter.law, inter.size).0;
+            inter.lambda[0].fill(0.0);
+            inter.lambda[0][..rows].copy_from_slice(&lambda[first[k]..first[k] + rows]);
+        }
+        // p[0] = Σ Hᵀ λ[0]; q += p[0].
+        for slot in 0..nsds.ds_bound() {
+            if let Some(ds) = nsds.ds_slot_mut(slot) {
+                ds.state_mut().p[0].fill(0.0);
+            }
+        }
+        nsds.accumulate_inputs_at(ids, 0);
+        for slot in 0..nsds.ds_bound() {
+            if let Some(ds) = nsds.ds_slot_mut(slot) {
+                let state = ds.state_mut();
+                for (q, p) in state.q.iter_mut().zip(&state.p[0]) {
+                    *q += p;
+                }
+            }
+        }
+        for slot in 0..nsds.interaction_bound() {
+            if let Some(id) = nsds.interaction_at(slot) {
+                nsds.update_output(id, t)?;
+            }
+        }
+        Ok(report)
+    }
+}
+
+/// Zeroes `λ[0]` of every interaction and `p[0]` of every system.
+pub(crate) fn clear_position_inputs(nsds: &mut Nsds) {
+    for slot in 0..nsds.interaction_bound() {
+        if let Some(id) = nsds.interaction_at(slot) {
+            nsds.interaction_mut(id).lambda[0].fill(0.0);
+        }
+    }
+    for slot in 0..nsds.ds_bound() {
+        if let Some(ds) = nsds.ds_slot_mut(slot) {
+            ds.state_mut().p[0].fill(0.0);
+        }
+    }
+}
+
+/// Checks that every system's position and velocity have the same size (the projection
+/// moves `q` by `Hᵀ λ`, with `H` acting on velocities).
+pub(crate) fn check_projectable(nsds: &Nsds) -> Result<(), KernelError> {
+    for id in nsds.ds_ids() {
+        let ds = nsds.ds(id)?;
+        if ds.position_size() != ds.velocity_size() {
+            return Err(KernelError::InvalidModel(format!(
+                "projection onto constraints needs positions and velocities of the same size (system {} has {} and {})",
+                id.index(),
+                ds.position_size(),
+                ds.velocity_size()
+            )));
+        }
+    }
+    Ok(())
+}
