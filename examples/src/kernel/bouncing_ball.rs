@@ -6,7 +6,7 @@
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
+    Integrator, MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
 
 /// Parameters of the model.
@@ -41,6 +41,15 @@ impl BouncingBall {
     /// # Errors
     /// Kernel errors (none for valid parameters).
     pub fn build(&self) -> Result<(TimeStepping, DsId, InteractionId), KernelError> {
+        self.build_with(MoreauJeanOsi::with_theta(0.5)?)
+    }
+
+    /// The same model integrated by `osi` (Moreau–Jean, its projection variants, or
+    /// Schatzman–Paoli), with Siconos' default LCP.
+    ///
+    /// # Errors
+    /// Kernel errors (none for valid parameters).
+    pub fn build_with(&self, osi: impl Into<Integrator>) -> Result<(TimeStepping, DsId, InteractionId), KernelError> {
         let (m, r) = (MASS, RADIUS);
         let mass = faer::mat![[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, 2.0 / 5.0 * m * r * r]];
         let ball = LagrangianLinearTids::new(vec![self.height, 0.0, 0.0], vec![0.0; 3], mass)?
@@ -54,7 +63,7 @@ impl BouncingBall {
         )?;
         let sim = TimeStepping::new(
             nsds,
-            MoreauJeanOsi::with_theta(0.5)?,
+            osi,
             OneStepNsProblem::lcp_default()?,
             TimeDiscretisation::new(0.0, self.h, self.t_end)?,
             TimeSteppingOptions::default(),

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Regenerates the three Siconos 4.4 reference trajectories of examples/data/siconos/:
+#   BouncingBallSchatzmanPaoli.ref      (C++: SchatzmanPaoliOSI is not wrapped in python3-siconos 4.4)
+#   BouncingBallDirectProjection.ref    (python3-siconos)
+#   BouncingBallCombinedProjection.ref  (python3-siconos)
+# Needs the Debian packages libsiconos-kernel-dev, libsiconos-numerics-dev (4.4.0), g++ and
+# python3-siconos (4.4.0, used through the system /usr/bin/python3).
+# Usage (from anywhere): bash examples/data/siconos/generate/generate.sh
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+outdir="$(dirname "$here")"
+build="$(mktemp -d)"
+trap 'rm -rf "$build"' EXIT
+
+g++ -std=c++17 -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics -I/usr/include/siconos \
+    "$here/bouncing_ball_sp.cpp" -o "$build/bouncing_ball_sp" -lsiconos_kernel -lsiconos_numerics
+# Siconos prints its own progress/warnings on stdout/stderr: keep them out of the way.
+"$build/bouncing_ball_sp" "$outdir/BouncingBallSchatzmanPaoli.ref" > "$build/sp.log" 2>&1 \
+    || { cat "$build/sp.log" >&2; exit 1; }
+/usr/bin/python3 "$here/bouncing_ball_projection.py" "$outdir" > "$build/proj.log" 2>&1 \
+    || { cat "$build/proj.log" >&2; exit 1; }
+
+for f in BouncingBallSchatzmanPaoli BouncingBallDirectProjection BouncingBallCombinedProjection; do
+    echo "$f.ref: $(wc -l < "$outdir/$f.ref") rows, sha256 $(sha256sum < "$outdir/$f.ref" | cut -d' ' -f1)"
+done
