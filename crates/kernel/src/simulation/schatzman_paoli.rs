@@ -20,6 +20,20 @@
 //! Siconos 4.4 factorizes `h²θ² K`, so for `K ≠ 0` and `θ < 1` its step is one inexact Newton
 //! step. We follow Siconos (the results then agree to round-off) and say so here.
 //!
+//! Accuracy: the centred velocity `v_{k+1}` approximates `v(t_k)` (second order), not
+//! `v(t_{k+1})`. With θ = 0 the scheme is Störmer–Verlet in free motion (order 2); with θ > 0
+//! the forces at `θ q_{k+1} + (1 − θ) q_k` lag the centred second difference by `θh`: order 1
+//! (measured on a pendulum, `crates/kernel/tests/it/schatzman_paoli.rs`). Impacts are resolved
+//! to `O(h)` whatever θ.
+//!
+//! Nonlinear Lagrangian systems (`M(q)`, `F(t, q, v)`; an extension: Siconos 4.4 implements the
+//! linear case only) take the seed's Newton linearization (lines 2675-2711, digest SP2): from
+//! `q⁰ = q_k`, with `R(q) = M(q)(q − 2q_k + q_{k−1}) − h² F(t_k + θh, θq + (1−θ)q_k,
+//! θ v(q) + (1−θ)v_k)`, `v(q) = (q − q_{k−1})/(2h)` and `W = M(q^ν) − h²θ ∂F/∂q − ½hθ ∂F/∂v`
+//! (`∇M` neglected), each iteration solves the problem at `q_free = q^ν − W⁻¹R(q^ν)` and sets
+//! `q^{ν+1} = q_free + W⁻¹p`, until `‖R(q^{ν+1}) − p‖₂ / h` (momentum units, comparable with
+//! Moreau–Jean's residual) is below the Newton tolerance.
+//!
 //! The one-step problem is an LCP at position level on every interaction (index set 0, no
 //! activation rule): `0 ≤ H W⁻¹ Hᵀ λ + h(q_free) + e y_{k−1} ⊥ λ ≥ 0`, `λ` stored in `λ[0]`
 //! and `p[0] = Σ Hᵀ λ[0]` (a position-level impulse, `h²`-scaled). Outputs are used at
@@ -83,6 +97,8 @@ impl SchatzmanPaoliOptions {
 #[derive(Debug)]
 struct SpWork {
     present: bool,
+    /// Linear time-invariant (W fixed, one linear solve per step).
+    linear: bool,
     /// The recursion has its two positions (start-up done).
     started: bool,
     w: Mat<f64>,
@@ -93,10 +109,13 @@ struct SpWork {
     residu: Vec<f64>,
     scratch: Vec<f64>,
     forces: Vec<f64>,
+    dq: Mat<f64>,
+    dv: Mat<f64>,
 }
 
-/// The Schatzman–Paoli scheme (Siconos' `SchatzmanPaoliOSI`) for linear time-invariant
-/// Lagrangian systems ([`LagrangianLinearTids`](crate::model::LagrangianLinearTids)).
+/// The Schatzman–Paoli scheme (Siconos' `SchatzmanPaoliOSI`) for Lagrangian systems: linear
+/// time-invariant ([`LagrangianLinearTids`](crate::model::LagrangianLinearTids)) as Siconos, and
+/// nonlinear ([`LagrangianDs`](crate::model::LagrangianDs)) by the seed's Newton linearization.
 #[doc(alias = "SchatzmanPaoliOSI")]
 #[derive(Debug)]
 pub struct SchatzmanPaoliOsi {
@@ -129,17 +148,18 @@ impl SchatzmanPaoliOsi {
         &self.options
     }
 
-    /// Allocates the workspaces of new systems and factorizes their `W = M + ½hθC + h²θ²K`
-    /// (`h = t₁ − t₀`, once, as Siconos 4.4).
+    /// Allocates the workspaces of new systems and factorizes the `W = M + ½hθC + h²θ²K` of the
+    /// linear time-invariant ones (`h = t₁ − t₀`, once, as Siconos 4.4).
     ///
     /// # Errors
-    /// [`KernelError::InvalidModel`] for a system that is not linear time-invariant;
+    /// [`KernelError::InvalidModel`] for positions and velocities of different sizes;
     /// [`KernelError::Singular`] for a singular `W`.
     pub(crate) fn prepare(&mut self, nsds: &mut Nsds, h: f64) -> Result<(), KernelError> {
         let bound = nsds.ds_bound();
         if self.work.len() < bound {
             self.work.resize_with(bound, || SpWork {
                 present: false,
+                linear: false,
                 started: false,
                 w: Mat::zeros(0, 0),
                 lu: DenseLu::default(),
@@ -148,6 +168,8 @@ impl SchatzmanPaoliOsi {
                 residu: Vec::new(),
                 scratch: Vec::new(),
                 forces: Vec::new(),
+                dq: Mat::zeros(0, 0),
+                dv: Mat::zeros(0, 0),
             });
         }
         let theta = self.options.theta;
@@ -160,20 +182,27 @@ impl SchatzmanPaoliOsi {
             if work.present {
                 continue;
             }
-            let Some(parts) = ds.linear_time_invariant() else {
-                return Err(KernelError::InvalidModel(
-                    "the Schatzman–Paoli scheme integrates linear time-invariant Lagrangian systems only".into(),
-                ));
-            };
             let n = ds.velocity_size();
-            work.w = parts.mass.clone();
-            if let Some(c) = parts.damping {
-                add_scaled(&mut work.w, (1.0 / 2.0) * h * theta, c);
+            if ds.position_size() != n {
+                return Err(KernelError::InvalidModel(
+                    "the Schatzman–Paoli scheme needs positions and velocities of the same size".into(),
+                ));
             }
-            if let Some(k) = parts.stiffness {
-                add_scaled(&mut work.w, h * h * theta * theta, k);
+            work.linear = false;
+            work.w = Mat::zeros(n, n);
+            work.dq = Mat::zeros(n, n);
+            work.dv = Mat::zeros(n, n);
+            if let Some(parts) = ds.linear_time_invariant() {
+                work.linear = true;
+                work.w = parts.mass.clone();
+                if let Some(c) = parts.damping {
+                    add_scaled(&mut work.w, (1.0 / 2.0) * h * theta, c);
+                }
+                if let Some(k) = parts.stiffness {
+                    add_scaled(&mut work.w, h * h * theta * theta, k);
+                }
+                work.lu.factorize(&work.w, "Schatzman–Paoli iteration matrix W")?;
             }
-            work.lu.factorize(&work.w, "Schatzman–Paoli iteration matrix W")?;
             work.present = true;
             work.started = false;
             work.q_prev = vec![0.0; n];
@@ -210,25 +239,18 @@ impl SchatzmanPaoliOsi {
                     }
                 }
                 SchatzmanPaoliStartup::Taylor => {
-                    // a0 = M⁻¹(F_ext(t0) − K q0 − C v0); q_{−1} = q0 − h v0 + ½h² a0.
+                    // a0 = M(q0)⁻¹ F(t0, q0, v0); q_{−1} = q0 − h v0 + ½h² a0.
                     let n = work.q_prev.len();
                     let mut rhs = vec![0.0; n];
-                    if ds.external_force(t, &mut work.forces)? {
-                        rhs.copy_from_slice(&work.forces);
-                    }
-                    let parts = ds.linear_time_invariant().expect("checked by prepare");
-                    let state = ds.state();
-                    if let Some(k) = parts.stiffness {
-                        gemv_add(&mut rhs, -1.0, k, &state.q);
-                    }
-                    if let Some(c) = parts.damping {
-                        gemv_add(&mut rhs, -1.0, c, &state.v);
-                    }
+                    let mut mass = Mat::zeros(n, n);
+                    let (q0, v0) = (ds.state().q.clone(), ds.state().v.clone());
+                    ds.forces(t, &q0, &v0, &mut rhs)?;
+                    ds.mass(&q0, &mut mass)?;
                     let mut mass_lu = DenseLu::default();
-                    mass_lu.factorize(parts.mass, "mass matrix")?;
+                    mass_lu.factorize(&mass, "mass matrix")?;
                     mass_lu.solve_in_place(&mut rhs);
                     for j in 0..n {
-                        work.q_prev[j] = state.q[j] - h * state.v[j] + 0.5 * h * h * rhs[j];
+                        work.q_prev[j] = q0[j] - h * v0[j] + 0.5 * h * h * rhs[j];
                     }
                 }
             }
@@ -252,19 +274,52 @@ impl SchatzmanPaoliOsi {
         }
     }
 
-    /// `q_free` of every system (module documentation; the order of operations is Siconos
-    /// 4.4's `computeResidu` + `computeFreeState`), for the step `t_old → t` of length `h`.
+    /// Whether every system is linear time-invariant (then one pass solves a step).
+    pub(crate) fn all_linear(&self) -> bool {
+        self.work.iter().filter(|w| w.present).all(|w| w.linear)
+    }
+
+    /// `W = M(q) − h²θ ∂F/∂q − ½hθ ∂F/∂v` of the nonlinear systems at the current iterate `q`
+    /// (the Jacobians at the θ-state of [`SchatzmanPaoliOsi::compute_residu`]), factorized.
     ///
     /// # Errors
-    /// Errors of the external force function.
-    pub(crate) fn compute_free_state(
-        &mut self,
-        nsds: &mut Nsds,
-        t_old: f64,
-        t: f64,
-        h: f64,
-    ) -> Result<(), KernelError> {
+    /// Errors of the user functions; [`KernelError::Singular`] for a singular `W`.
+    pub(crate) fn compute_w(&mut self, nsds: &mut Nsds, t_old: f64, h: f64) -> Result<(), KernelError> {
         let theta = self.options.theta;
+        for i in 0..self.work.len() {
+            let work = &mut self.work[i];
+            if !work.present || work.linear {
+                continue;
+            }
+            let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
+            let (q_theta, v_theta) = theta_state(ds.state(), &work.q_prev, theta, h);
+            let q = ds.state().q.clone();
+            ds.mass(&q, &mut work.w)?;
+            work.dq.fill(0.0);
+            work.dv.fill(0.0);
+            if ds.forces_jacobians(t_old + theta * h, &q_theta, &v_theta, &mut work.dq, &mut work.dv)? {
+                add_scaled(&mut work.w, -h * h * theta, &work.dq);
+                add_scaled(&mut work.w, -0.5 * h * theta, &work.dv);
+            }
+            work.lu.factorize(&work.w, "Schatzman–Paoli iteration matrix W")?;
+        }
+        Ok(())
+    }
+
+    /// The free residual `R_free` of every system, and `max_DS ‖R_free − p[0]‖₂ / h` (0 for
+    /// linear time-invariant systems, whose one linear solve is exact).
+    ///
+    /// Linear time-invariant systems, at `q_k` (the order of operations is Siconos 4.4's
+    /// `computeResidu`): `R_free = M(q_{k−1} − q_k) + h²K q_k + h²C(θ(q_k − q_{k−1})/(2h) +
+    /// (1 − θ) v_k) − h²((1 − θ) F_ext(t_k) + θ F_ext(t_{k+1}))`. Nonlinear systems, at the
+    /// iterate `q`: `R_free = M(q)(q − 2q_k + q_{k−1}) − h² F(t_k + θh, θq + (1−θ)q_k,
+    /// θ v(q) + (1−θ)v_k)`.
+    ///
+    /// # Errors
+    /// Errors of the user functions.
+    pub(crate) fn compute_residu(&mut self, nsds: &mut Nsds, t_old: f64, t: f64, h: f64) -> Result<f64, KernelError> {
+        let theta = self.options.theta;
+        let mut residual_max = 0.0f64;
         for i in 0..self.work.len() {
             let work = &mut self.work[i];
             if !work.present {
@@ -272,8 +327,28 @@ impl SchatzmanPaoliOsi {
             }
             let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
             let n = work.q_prev.len();
+            if !work.linear {
+                let (q_theta, v_theta) = theta_state(ds.state(), &work.q_prev, theta, h);
+                let state = ds.state();
+                let q = state.q.clone();
+                for j in 0..n {
+                    work.scratch[j] = q[j] - 2.0 * state.q_memory[j] + work.q_prev[j];
+                }
+                let p0 = state.p[0].clone();
+                ds.mass(&q, &mut work.dq)?;
+                for (row, r) in work.residu.iter_mut().enumerate() {
+                    *r = (0..n).map(|j| work.dq[(row, j)] * work.scratch[j]).sum();
+                }
+                ds.forces(t_old + theta * h, &q_theta, &v_theta, &mut work.forces)?;
+                for j in 0..n {
+                    work.residu[j] -= h * h * work.forces[j];
+                }
+                let norm = work.residu.iter().zip(&p0).map(|(r, p)| (r - p) * (r - p)).sum::<f64>().sqrt();
+                residual_max = residual_max.max(norm / h);
+                continue;
+            }
             {
-                let parts = ds.linear_time_invariant().expect("checked by prepare");
+                let parts = ds.linear_time_invariant().expect("a linear system stays linear");
                 let state = ds.state();
                 let (q_k, v_k) = (&state.q_memory, &state.v_memory);
                 // M(q_{k−1} − q_k).
@@ -305,14 +380,27 @@ impl SchatzmanPaoliOsi {
                     *r += b * f;
                 }
             }
+        }
+        Ok(residual_max)
+    }
+
+    /// `q_free = q − W⁻¹ R_free` of every system, with `q = q_k` for linear time-invariant
+    /// systems and the Newton iterate otherwise.
+    pub(crate) fn compute_free_state(&mut self, nsds: &mut Nsds) {
+        for i in 0..self.work.len() {
+            let work = &mut self.work[i];
+            if !work.present {
+                continue;
+            }
+            let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
             work.q_free.copy_from_slice(&work.residu);
             work.lu.solve_in_place(&mut work.q_free);
-            let q_k = &ds.state().q_memory;
-            for j in 0..n {
-                work.q_free[j] = -work.q_free[j] + q_k[j];
+            let state = ds.state();
+            let q = if work.linear { &state.q_memory } else { &state.q };
+            for j in 0..q.len() {
+                work.q_free[j] = -work.q_free[j] + q[j];
             }
         }
-        Ok(())
     }
 
     /// `q = q_free + W⁻¹ p[0]`, `v = (q − q_{k−1})/(2h)` for every system.
@@ -359,6 +447,20 @@ impl SchatzmanPaoliOsi {
             _ => Err(KernelError::UnknownDs(ds.index())),
         }
     }
+}
+
+/// The θ-state `(θq + (1−θ)q_k, θv(q) + (1−θ)v_k)` with `v(q) = (q − q_{k−1})/(2h)`.
+fn theta_state(state: &crate::model::SecondOrderState, q_prev: &[f64], theta: f64, h: f64) -> (Vec<f64>, Vec<f64>) {
+    let c = 1.0 / (2.0 * h);
+    let q_theta = state.q.iter().zip(&state.q_memory).map(|(q, qk)| theta * q + (1.0 - theta) * qk).collect();
+    let v_theta = state
+        .q
+        .iter()
+        .zip(q_prev)
+        .zip(&state.v_memory)
+        .map(|((q, qp), vk)| theta * (c * (q - qp)) + (1.0 - theta) * vk)
+        .collect();
+    (q_theta, v_theta)
 }
 
 impl super::osns::FreeState for SchatzmanPaoliOsi {

@@ -512,7 +512,8 @@ impl TimeStepping {
     }
 
     /// One Schatzman–Paoli step ([`SchatzmanPaoliOsi`]): free positions, the position-level
-    /// LCP on every interaction, `p[0]`, positions and centred velocities, outputs at level 0.
+    /// LCP on every interaction, `p[0]`, positions and centred velocities (Newton loop for
+    /// nonlinear systems or relations), then the outputs.
     fn step_schatzman_paoli(&mut self) -> Result<StepReport, KernelError> {
         let t_old = self.grid.time(self.k);
         let t = self.grid.time(self.k + 1);
@@ -523,22 +524,47 @@ impl TimeStepping {
         let Integrator::SchatzmanPaoli(osi) = &mut self.osi else {
             unreachable!("a Schatzman–Paoli step runs with a Schatzman–Paoli integrator")
         };
-        osi.compute_free_state(&mut self.nsds, t_old, t, h)?;
-        let constant = self.nsds.interaction_graph().node_weights().all(|i| i.is_linear_time_invariant());
-        let osns_report = self.osns.compute_on(&mut self.nsds, &*osi, &ids, t, constant, ProblemLevel::Position)?;
-        if let Some(report) = osns_report
-            && !report.is_converged()
-            && self.options.on_nonconvergence == NonConvergencePolicy::Fail
-        {
-            return Err(KernelError::NotConverged { time: t, step, report });
-        }
-        for slot in 0..self.nsds.ds_bound() {
-            if let Some(ds) = self.nsds.ds_slot_mut(slot) {
-                ds.state_mut().p[0].fill(0.0);
+        let linear =
+            osi.all_linear() && self.nsds.interaction_graph().node_weights().all(|i| i.is_linear_time_invariant());
+        let mut residual = osi.compute_residu(&mut self.nsds, t_old, t, h)?;
+        let mut iterations = 0;
+        let mut converged = linear;
+        let mut osns_report;
+        loop {
+            iterations += 1;
+            if !linear {
+                osi.compute_w(&mut self.nsds, t_old, h)?;
+                for &id in &ids {
+                    self.nsds.update_jacobian(id, t)?;
+                }
+            }
+            osi.compute_free_state(&mut self.nsds);
+            osns_report = self.osns.compute_on(&mut self.nsds, &*osi, &ids, t, linear, ProblemLevel::Position)?;
+            if let Some(report) = osns_report
+                && !report.is_converged()
+                && self.options.on_nonconvergence == NonConvergencePolicy::Fail
+            {
+                return Err(KernelError::NotConverged { time: t, step, report });
+            }
+            for slot in 0..self.nsds.ds_bound() {
+                if let Some(ds) = self.nsds.ds_slot_mut(slot) {
+                    ds.state_mut().p[0].fill(0.0);
+                }
+            }
+            self.nsds.accumulate_inputs_at(&ids, 0);
+            osi.update_state(&mut self.nsds, h);
+            if linear {
+                break;
+            }
+            residual = osi.compute_residu(&mut self.nsds, t_old, t, h)?;
+            if residual <= self.options.newton_tolerance {
+                converged = true;
+                break;
+            }
+            if iterations >= self.options.newton_max_iterations {
+                break;
             }
         }
-        self.nsds.accumulate_inputs_at(&ids, 0);
-        osi.update_state(&mut self.nsds, h);
         // y_{k−1} ← y_k, then y_{k+1}.
         for &id in &ids {
             let crate::model::Interaction { y, y_memory, .. } = self.nsds.interaction_mut(id);
@@ -548,7 +574,7 @@ impl TimeStepping {
             self.nsds.update_output(id, t)?;
         }
         osi.swap_memories(&mut self.nsds);
-        let outcome = NewtonOutcome { iterations: 1, residual: 0.0, converged: true, linear: true };
+        let outcome = NewtonOutcome { iterations, residual, converged, linear };
         self.apply_newton_policy(t, step, &outcome, osns_report)?;
         Ok(self.commit(t, step, &outcome, ids.len(), osns_report))
     }

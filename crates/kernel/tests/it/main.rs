@@ -10,6 +10,7 @@ mod first_order;
 mod friction;
 mod projection;
 mod properties;
+mod schatzman_paoli;
 mod topology;
 
 use faer::Mat;
