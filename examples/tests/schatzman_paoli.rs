@@ -14,12 +14,15 @@ fn discrete_energy(rows: &nonsmooth::kernel::simulation::Trajectory, k: usize, h
     0.5 * ((b - a) / h).powi(2) + GRAVITY * (a + b) / 2.0
 }
 
-/// No energy gain with dissipative impacts: for e ∈ {0, 0.5, 0.9} the discrete energy never
-/// exceeds its initial value (both start-ups) and the ball comes to rest. An impact spans two
-/// steps and changes the energy by `ΔE = −p (1 + e) x_{k−1} / (2h²)` (with `x_{k+1} = −e x_{k−1}`):
-/// it is a loss unless the previous step already penetrated (`x_{k−1} < 0`), which happens
-/// for nearly elastic impacts. So for e = 1 the energy is not monotone: it stays within 1 % of
-/// its initial value over the 10 s (about 20 impacts), without drift.
+/// No energy gain: on the reference ball (h = 0.005, Siconos' start-up) the discrete energy
+/// never exceeds its initial value for e ∈ {0, 0.5, 0.9, 1} (measured: 2.7e-13 relative above
+/// it for e = 1, round-off), nor with the second-order start-up for e < 1; with e < 1 the ball
+/// comes to rest. An impact spans two steps and changes the energy by
+/// `ΔE = −p (1 + e) x_{k−1} / (2h²)` (with `x_{k+1} = −e x_{k−1}`): a loss unless the previous
+/// step already penetrated (`x_{k−1} < 0`), which nearly elastic impacts allow depending on where
+/// the impact falls in the step. So with e = 1 and the second-order start-up the energy is not
+/// monotone (measured +0.87 % on one impact, −14 % on another): it is asserted to stay within
+/// 1 % above and 2 % below its initial value at the end of the 10 s (about 20 impacts).
 #[test]
 fn schatzman_paoli_never_gains_energy() {
     let h = BouncingBall::default().h;
@@ -34,11 +37,13 @@ fn schatzman_paoli_never_gains_energy() {
             let min_e = energies.iter().copied().fold(f64::INFINITY, f64::min);
             let last = energies[energies.len() - 1];
             println!("{startup:?} e = {e}: E0 = {e0}, E in [{min_e}, {max_e}], final E = {last:e}");
-            if e < 1.0 {
+            if e < 1.0 || startup == SchatzmanPaoliStartup::Siconos {
                 assert!(max_e <= e0 * (1.0 + 1e-12), "{startup:?} e = {e}: energy gain {:e}", max_e - e0);
-                assert!(last.abs() < 1e-6 * e0, "{startup:?} e = {e}: final energy {last:e}");
             } else {
                 assert!(max_e <= e0 * 1.01 && last >= 0.98 * e0, "{startup:?} e = 1: E in [{min_e}, {max_e}]");
+            }
+            if e < 1.0 {
+                assert!(last.abs() < 1e-6 * e0, "{startup:?} e = {e}: final energy {last:e}");
             }
         }
     }

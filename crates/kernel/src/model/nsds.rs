@@ -478,6 +478,28 @@ impl Nsds {
         })
     }
 
+    /// The off-diagonal blocks of interaction `id` in a problem whose interactions have the
+    /// positions `slot_position` (by slot; `usize::MAX` when not in the problem): for each
+    /// linked interaction `b` in the problem and each shared system, `(position of b, b, index
+    /// of the system in id's systems, its index in b's systems)`.
+    pub(crate) fn coupled_blocks<'a>(
+        &'a self,
+        id: InteractionId,
+        slot_position: &'a [usize],
+    ) -> impl Iterator<Item = (usize, InteractionId, usize, usize)> + 'a {
+        let ia = self.interaction_ref(id);
+        self.linked_interactions(id).filter_map(move |(b, d)| {
+            let kb = slot_position[b.index()];
+            if kb == usize::MAX {
+                return None;
+            }
+            let ib = self.interaction_ref(b);
+            let ja = ia.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
+            let jb = ib.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
+            Some((kb, b, ja, jb))
+        })
+    }
+
     /// Gathers the linked systems' positions and velocities into the interaction's workspaces.
     fn gather(&mut self, id: InteractionId) {
         let inter = &mut self.interaction_graph[id.0];

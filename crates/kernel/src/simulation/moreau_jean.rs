@@ -264,17 +264,8 @@ impl MoreauJeanOsi {
                     gemv_add(r, h * h * theta, k, &state.v_memory);
                     gemv_add(r, h, k, &state.q_memory);
                 }
-                if ds.external_force(t_old, &mut work.forces)? {
-                    let a = -h * (1.0 - theta);
-                    for (ri, f) in work.residu_free.iter_mut().zip(&work.forces) {
-                        *ri += a * f;
-                    }
-                    ds.external_force(t, &mut work.forces)?;
-                    let b = -h * theta;
-                    for (ri, f) in work.residu_free.iter_mut().zip(&work.forces) {
-                        *ri += b * f;
-                    }
-                }
+                let coefficients = (-h * (1.0 - theta), -h * theta);
+                add_external_forces(&mut **ds, (t_old, t), coefficients, &mut work.forces, &mut work.residu_free)?;
                 work.residual = 0.0;
             } else {
                 let state = ds.state();
@@ -383,6 +374,27 @@ impl super::osns::FreeState for MoreauJeanOsi {
     fn solve_w(&self, ds: DsId, x: &mut [f64]) {
         MoreauJeanOsi::solve_w(self, ds, x);
     }
+}
+
+/// `r += a F_ext(t_old)`, then `r += b F_ext(t)` (term by term, in this order), when the
+/// system has external forces; `buffer` receives the forces.
+pub(crate) fn add_external_forces(
+    ds: &mut dyn SecondOrderDs,
+    (t_old, t): (f64, f64),
+    (a, b): (f64, f64),
+    buffer: &mut [f64],
+    r: &mut [f64],
+) -> Result<(), KernelError> {
+    if ds.external_force(t_old, buffer)? {
+        for (ri, f) in r.iter_mut().zip(buffer.iter()) {
+            *ri += a * f;
+        }
+        ds.external_force(t, buffer)?;
+        for (ri, f) in r.iter_mut().zip(buffer.iter()) {
+            *ri += b * f;
+        }
+    }
+    Ok(())
 }
 
 /// `w += a · m`.

@@ -602,15 +602,8 @@ impl OneStepNsProblem {
                     for jj in 0..ia.ds.len() {
                         block(a, a, jj, jj, &mut |i, l, v| m[(pa + i, pa + l)] += v);
                     }
-                    for (b, d) in nsds.linked_interactions(a) {
-                        let kb = slot_position[b.index()];
-                        if kb == usize::MAX {
-                            continue;
-                        }
+                    for (kb, b, ja, jb) in nsds.coupled_blocks(a, &slot_position) {
                         let pb = self.positions[kb];
-                        let ib = nsds.interaction_ref(b);
-                        let ja = ia.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
-                        let jb = ib.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
                         block(a, b, ja, jb, &mut |i, l, v| m[(pa + i, pb + l)] += v);
                     }
                 }
@@ -630,16 +623,7 @@ impl OneStepNsProblem {
                     ends.push(self.positions[k] + ia.size);
                     row.clear();
                     row.extend((0..ia.ds.len()).map(|jj| (k, a, jj, jj)));
-                    for (b, d) in nsds.linked_interactions(a) {
-                        let kb = slot_position[b.index()];
-                        if kb == usize::MAX {
-                            continue;
-                        }
-                        let ib = nsds.interaction_ref(b);
-                        let ja = ia.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
-                        let jb = ib.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
-                        row.push((kb, b, ja, jb));
-                    }
+                    row.extend(nsds.coupled_blocks(a, &slot_position));
                     row.sort_by_key(|e| e.0);
                     let ma = ia.size;
                     let mut idx = 0;

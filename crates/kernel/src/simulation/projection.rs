@@ -374,15 +374,8 @@ impl PositionProjector {
             for jj in 0..ia.ds.len() {
                 add_block(ia, pa, jj, jj);
             }
-            for (b, d) in nsds.linked_interactions(id) {
-                let kb = slot_position[b.index()];
-                if kb == usize::MAX {
-                    continue;
-                }
-                let ib = nsds.interaction_ref(b);
-                let ja = ia.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
-                let jb = ib.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
-                add_block(ib, first[kb], ja, jb);
+            for (kb, b, ja, jb) in nsds.coupled_blocks(id, &slot_position) {
+                add_block(nsds.interaction_ref(b), first[kb], ja, jb);
             }
         }
         self.z.clear();

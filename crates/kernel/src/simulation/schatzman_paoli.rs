@@ -44,7 +44,7 @@
 
 use faer::Mat;
 
-use super::moreau_jean::{add_scaled, gemv_add};
+use super::moreau_jean::{add_external_forces, add_scaled, gemv_add};
 use crate::KernelError;
 use crate::linalg::DenseLu;
 use crate::model::{DsId, Nsds};
@@ -369,17 +369,8 @@ impl SchatzmanPaoliOsi {
                     gemv_add(&mut work.residu, h * h, c, &work.scratch);
                 }
             }
-            if ds.external_force(t_old, &mut work.forces)? {
-                let a = ((-h) * h) * (1.0 - theta);
-                for (r, f) in work.residu.iter_mut().zip(&work.forces) {
-                    *r += a * f;
-                }
-                ds.external_force(t, &mut work.forces)?;
-                let b = ((-h) * h) * theta;
-                for (r, f) in work.residu.iter_mut().zip(&work.forces) {
-                    *r += b * f;
-                }
-            }
+            let coefficients = (((-h) * h) * (1.0 - theta), ((-h) * h) * theta);
+            add_external_forces(&mut **ds, (t_old, t), coefficients, &mut work.forces, &mut work.residu)?;
         }
         Ok(residual_max)
     }
