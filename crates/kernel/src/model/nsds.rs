@@ -115,6 +115,8 @@ pub struct Nsds {
     pub(crate) active: Vec<InteractionId>,
     /// Incremented when a system or an interaction is added or removed.
     pub(crate) topology_version: u64,
+    /// Bumped by [`Nsds::relation_mut`]: the outputs must be recomputed before the next step.
+    pub(crate) relation_version: u64,
     /// Identity of this model in its handles.
     model: u32,
     /// Generation of each interaction slot (incremented when its interaction is removed).
@@ -145,6 +147,7 @@ impl Nsds {
             interaction_graph: StableUnGraph::default(),
             active: Vec::new(),
             topology_version: 0,
+            relation_version: 0,
             model: NEXT_MODEL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             generations: Vec::new(),
         }
@@ -569,6 +572,25 @@ impl Nsds {
                 let Interaction { y, y_memory, .. } = inter;
                 y_memory[level].copy_from_slice(&y[level]);
             }
+        }
+    }
+
+    /// The relation of a Lagrangian interaction, mutably (to update its data between steps,
+    /// e.g. the contact points of a detection; downcast through
+    /// [`LagrangianRelation::as_any_mut`]). The next step recomputes every output before its
+    /// activation test.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownInteraction`] for a stale or foreign handle;
+    /// [`KernelError::InvalidModel`] for a first-order interaction.
+    pub fn relation_mut(&mut self, id: InteractionId) -> Result<&mut dyn LagrangianRelation, KernelError> {
+        self.interaction(id)?;
+        self.relation_version += 1;
+        let inter = &mut self.interaction_graph[id.0];
+        inter.jacobian_constant = false;
+        match &mut inter.relation {
+            Relation::Lagrangian(r) => Ok(r.as_mut()),
+            Relation::FirstOrder(_) => Err(not_lagrangian(id)),
         }
     }
 

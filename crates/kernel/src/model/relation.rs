@@ -25,6 +25,13 @@ pub trait LagrangianRelation: Send {
         None
     }
 
+    /// The relation as [`std::any::Any`], for models that update their own relations between
+    /// steps (a contact relation whose points a detection refreshes; see
+    /// [`Nsds::relation_mut`](crate::model::Nsds::relation_mut)). `None` by default.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        None
+    }
+
     /// Whether `h` is affine in `q` with a constant Jacobian and no explicit time dependence
     /// (then integrators compute `H` once).
     fn is_linear_time_invariant(&self) -> bool {

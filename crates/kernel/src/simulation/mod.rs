@@ -27,5 +27,5 @@ pub use projection::{
 pub use recorder::Trajectory;
 pub use schatzman_paoli::{SchatzmanPaoliOptions, SchatzmanPaoliOsi, SchatzmanPaoliStartup};
 pub use time_stepping::{
-    Integrator, NonConvergencePolicy, StepReport, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
+    Integrator, NonConvergencePolicy, StepReport, StepTimings, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
 };

@@ -140,6 +140,10 @@ pub struct OneStepNsProblem {
     cache: Option<NumericsMatrix>,
     cache_active: Vec<InteractionId>,
     cache_topology: u64,
+    /// Time spent assembling (`q`, `W⁻¹Hᵀ`, the matrix) and in the solver since the last
+    /// [`OneStepNsProblem::take_timings`].
+    assembly_time: std::time::Duration,
+    solve_time: std::time::Duration,
 }
 
 impl std::fmt::Debug for OneStepNsProblem {
@@ -170,6 +174,8 @@ impl OneStepNsProblem {
             cache: None,
             cache_active: Vec::new(),
             cache_topology: u64::MAX,
+            assembly_time: std::time::Duration::ZERO,
+            solve_time: std::time::Duration::ZERO,
         }
     }
 
@@ -279,6 +285,14 @@ impl OneStepNsProblem {
             .collect()
     }
 
+    /// Time spent assembling and solving since the last call, reset to zero.
+    pub(crate) fn take_timings(&mut self) -> (std::time::Duration, std::time::Duration) {
+        let out = (self.assembly_time, self.solve_time);
+        self.assembly_time = std::time::Duration::ZERO;
+        self.solve_time = std::time::Duration::ZERO;
+        out
+    }
+
     /// Size of the last problem solved (0 when no interaction was active).
     pub fn last_size(&self) -> usize {
         self.last_size
@@ -346,6 +360,7 @@ impl OneStepNsProblem {
         constant_operators: bool,
         level: ProblemLevel,
     ) -> Result<Option<SolverReport>, KernelError> {
+        let started = std::time::Instant::now();
         self.last_size = 0;
         let reuse = constant_operators
             && self.cache.is_some()
@@ -479,6 +494,8 @@ impl OneStepNsProblem {
         self.start_from(nsds, active, slot, n);
 
         let q = std::mem::take(&mut self.q);
+        let assembled = std::time::Instant::now();
+        self.assembly_time += assembled - started;
         let report = match &mut self.solver {
             Solver::Lcp(solver) => {
                 let problem = LcpProblem::new(matrix, q)?;
@@ -527,6 +544,7 @@ impl OneStepNsProblem {
             }
         };
 
+        self.solve_time += assembled.elapsed();
         for (k, &a) in active.iter().enumerate() {
             let pos = self.positions[k];
             let inter = nsds.interaction_mut(a);

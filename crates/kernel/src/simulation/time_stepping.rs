@@ -222,6 +222,21 @@ pub struct StepReport {
     pub osns: Option<SolverReport>,
     /// What the projection onto the constraints did (projection schemes only).
     pub projection: Option<ProjectionReport>,
+    /// Where the step's time went.
+    pub timings: StepTimings,
+}
+
+/// Wall-clock time of one step, split by phase (measured with `std::time::Instant`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[non_exhaustive]
+pub struct StepTimings {
+    /// Assembling the one-step problems: `q`, `W⁻¹Hᵀ` and the matrix blocks.
+    pub assembly: std::time::Duration,
+    /// Inside the one-step problem solvers.
+    pub solve: std::time::Duration,
+    /// The whole step (the rest is integration: iteration matrices, free states, inputs,
+    /// state updates, outputs, index sets, projections).
+    pub total: std::time::Duration,
 }
 
 /// Moreau–Jean time-stepping of a nonsmooth dynamical system.
@@ -242,6 +257,8 @@ pub struct TimeStepping {
     options: TimeSteppingOptions,
     k: usize,
     seen_topology: u64,
+    /// `Nsds::relation_version` when the outputs were last computed.
+    seen_relations: u64,
     nonconverged: usize,
     total_newton: usize,
     /// Interactions whose position memory `y_{k−1}` is set (Schatzman–Paoli), by slot.
@@ -277,6 +294,7 @@ impl TimeStepping {
             options,
             k: 0,
             seen_topology: u64::MAX,
+            seen_relations: 0,
             nonconverged: 0,
             total_newton: 0,
             sp_seen: Vec::new(),
@@ -370,6 +388,7 @@ impl TimeStepping {
             }
         }
         self.seen_topology = self.nsds.topology_version;
+        self.seen_relations = self.nsds.relation_version;
         Ok(())
     }
 
@@ -432,14 +451,31 @@ impl TimeStepping {
     /// [`NonConvergencePolicy::Fail`]; errors of the one-step problem, of a singular `W`, and
     /// of user functions.
     pub fn step(&mut self) -> Result<StepReport, KernelError> {
+        let started = std::time::Instant::now();
+        self.osns.take_timings();
         self.refresh_topology()?;
-        match self.osi {
+        if self.seen_relations != self.nsds.relation_version {
+            // Relations changed between steps: outputs at t_k again (Lagrangian interactions).
+            let t = self.time();
+            for slot in 0..self.nsds.interaction_bound() {
+                if let Some(id) = self.nsds.interaction_at(slot)
+                    && !self.nsds.interaction_ref(id).is_first_order()
+                {
+                    self.nsds.update_output(id, t)?;
+                }
+            }
+            self.seen_relations = self.nsds.relation_version;
+        }
+        let mut report = match self.osi {
             Integrator::MoreauJean(_) => self.step_moreau_jean(),
             Integrator::EulerMoreau(_) => self.step_euler_moreau(),
             Integrator::SchatzmanPaoli(_) => self.step_schatzman_paoli(),
             Integrator::MoreauJeanDirectProjection(_) => self.step_direct_projection(),
             Integrator::MoreauJeanCombinedProjection(_) => self.step_combined_projection(),
-        }
+        }?;
+        let (assembly, solve) = self.osns.take_timings();
+        report.timings = StepTimings { assembly, solve, total: started.elapsed() };
+        Ok(report)
     }
 
     /// One Moreau–Jean step (see the type's documentation).
@@ -867,6 +903,7 @@ impl TimeStepping {
             active,
             osns,
             projection: None,
+            timings: StepTimings::default(),
         }
     }
 
