@@ -281,8 +281,12 @@ impl MoreauJeanOsi {
                 ds.forces(t, &q, &v, &mut work.forces)?;
                 let a = -h * theta;
                 let b = -h * (1.0 - theta);
+                // Siconos 4.4's order: r += (−h(1−θ)) F_k, then r += (−hθ) F.
                 for j in 0..n {
-                    work.residu_free[j] += a * work.forces[j] + b * forces_memory[j];
+                    work.residu_free[j] += b * forces_memory[j];
+                }
+                for j in 0..n {
+                    work.residu_free[j] += a * work.forces[j];
                 }
                 work.residual = work.residu_free.iter().zip(&p1).map(|(r, p)| (r - p) * (r - p)).sum::<f64>().sqrt();
             }
@@ -318,6 +322,25 @@ impl MoreauJeanOsi {
     /// Applies `W_ds⁻¹` in place.
     pub(crate) fn solve_w(&self, ds: DsId, x: &mut [f64]) {
         self.work[ds.index()].lu.solve_in_place(x);
+    }
+
+    /// The Newton loop's first iterate (Siconos 4.4 `computeInitialNewtonState`): `v = v_k` and
+    /// `q` = the position update with `v = v_k` (`q_k + h v_k` on the system's manifold), so that
+    /// forces and relation Jacobians of the first iteration are taken at a predicted position.
+    pub(crate) fn predict_positions(&mut self, nsds: &mut Nsds, h: f64) {
+        let theta = self.options.theta;
+        for i in 0..self.work.len() {
+            if !self.work[i].present {
+                continue;
+            }
+            let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
+            let mut q = std::mem::take(&mut ds.state_mut().q);
+            let state = ds.state();
+            ds.update_position(h, theta, &state.q_memory, &state.v_memory, &state.v_memory, &mut q);
+            let state = ds.state_mut();
+            state.q = q;
+            state.v.copy_from_slice(&state.v_memory);
+        }
     }
 
     /// `v = v_free + W⁻¹ p[1]`, then the position update, for every system.

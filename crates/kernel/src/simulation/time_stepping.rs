@@ -506,6 +506,9 @@ impl TimeStepping {
     ) -> Result<(NewtonOutcome, Option<SolverReport>), KernelError> {
         let h = t - t_old;
         let linear = self.osi.mj().all_linear() && self.all_relations_linear();
+        if !linear {
+            self.osi.mj_mut().predict_positions(&mut self.nsds, h);
+        }
         let mut residual = self.osi.mj_mut().compute_residu(&mut self.nsds, t_old, t, h)?;
         let mut iterations = 0;
         let mut converged = linear;

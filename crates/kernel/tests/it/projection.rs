@@ -25,7 +25,10 @@ fn integrator(scheme: Scheme) -> Result<Integrator, KernelError> {
     let mj = MoreauJeanOptions::default();
     Ok(match scheme {
         Scheme::MoreauJean => MoreauJeanOsi::new(mj)?.into(),
-        Scheme::Direct => MoreauJeanDirectProjectionOsi::new(mj, DirectProjectionOptions::default())?.into(),
+        Scheme::Direct => {
+            MoreauJeanDirectProjectionOsi::new(mj, DirectProjectionOptions::default().with_bilateral_tolerance(1e-8))?
+                .into()
+        }
         Scheme::Combined => MoreauJeanCombinedProjectionOsi::new(mj, CombinedProjectionOptions::default())?.into(),
     })
 }
@@ -140,21 +143,21 @@ fn pendulum(scheme: Scheme) -> Result<TimeStepping, KernelError> {
     )
 }
 
-/// Moreau–Jean enforces the rod at velocity level only, with `H` at the beginning of the step
-/// (the system is linear, so one Newton pass, as Siconos): `|q|²` grows by `O(h²|v|²)` per step
-/// and the length drifts (measured max `|y|` 1.9e-2 over the first 2 s, 8.5e-2 over the last
-/// 2 s). Direct projection keeps `|y| ≤ 1e-4` (its bilateral tolerance), combined projection
-/// `|y| ≤ 1e-8`.
+/// Moreau–Jean enforces the rod at velocity level only (with `H` at the predicted position
+/// `q_k + h v_k`, as Siconos): the length error stays of order `h²` (measured max `|y|` 2.5e-6
+/// over the first 2 s and 2.7e-6 over the last 2 s) and is never corrected. The projections
+/// remove it: direct projection (bilateral tolerance set to 1e-8 here; its default 1e-4 is
+/// above this drift) and combined projection keep `|y| ≤ 1e-8`.
 #[test]
-fn projection_stops_the_drift_of_a_bilateral_constraint() -> Result<(), KernelError> {
+fn projection_removes_the_drift_of_a_bilateral_constraint() -> Result<(), KernelError> {
     let mj = run(pendulum(Scheme::MoreauJean)?, 10_000, true)?;
     let worst = |v: &[f64]| -v.iter().copied().fold(f64::INFINITY, f64::min);
     let (first, last) = (worst(&mj[..2_000]), worst(&mj[8_000..]));
     let direct = worst(&run(pendulum(Scheme::Direct)?, 10_000, true)?);
     let combined = worst(&run(pendulum(Scheme::Combined)?, 10_000, true)?);
     println!("pendulum |y|: MJ first 2 s {first:e}, last 2 s {last:e}; direct {direct:e}; combined {combined:e}");
-    assert!(last > 3.0 * first && last > 1e-6, "the drift grows: {first:e} → {last:e}");
-    assert!(direct <= 1e-4 + 1e-15 && combined <= 1e-8 + 1e-15);
+    assert!(first > 1e-6 && last > 0.5 * first, "Moreau–Jean keeps an uncorrected drift: {first:e} → {last:e}");
+    assert!(direct <= 1e-8 + 1e-15 && combined <= 1e-8 + 1e-15);
     Ok(())
 }
 
@@ -185,10 +188,11 @@ fn bead_in_ring(scheme: Scheme) -> Result<TimeStepping, KernelError> {
     )
 }
 
-/// Moreau–Jean's penetration grows with time (measured max 7.5e-2 over the first 2 s, 0.24 over
-/// the last 2 s: the velocity-level constraint lets `|q|` drift outwards, and each time the
-/// bead leaves the contact the next impact adds its `O(h v)`); both projections keep it below
-/// 1e-8 on every step.
+/// Moreau–Jean's penetration along the curved wall stays (measured max 7.4e-5 over the first
+/// 2 s, 7.5e-5 over the last 2 s: the velocity-level constraint lets `|q|` drift by `O(h²)` per
+/// contact phase, and an impact after a short flight adds its `O(h v)`); the combined projection
+/// keeps it below 1e-8 on every step; the direct one only corrects contacts already active when
+/// a step starts (measured 3.6e-5 on impact steps), still halving Moreau–Jean's worst value.
 #[test]
 fn projection_keeps_a_sliding_contact_on_a_curved_constraint() -> Result<(), KernelError> {
     let mj = run(bead_in_ring(Scheme::MoreauJean)?, 10_000, false)?;
@@ -199,8 +203,9 @@ fn projection_keeps_a_sliding_contact_on_a_curved_constraint() -> Result<(), Ker
     println!(
         "bead in a ring, penetration: MJ first 2 s {first:e}, last 2 s {last:e}; direct {direct:e}; combined {combined:e}"
     );
-    assert!(last > 3.0 * first && last > 1e-6, "the penetration grows: {first:e} → {last:e}");
-    assert!(direct <= 1e-8 && combined <= 1e-8, "direct {direct:e}, combined {combined:e}");
+    assert!(first > 1e-5 && last > 0.5 * first, "Moreau–Jean keeps its penetration: {first:e} → {last:e}");
+    assert!(combined <= 1e-8, "combined {combined:e}");
+    assert!(direct < 0.6 * last.max(first), "direct {direct:e}");
     Ok(())
 }
 
