@@ -5,6 +5,7 @@
 //! code.
 
 pub mod kernel;
+pub mod mechanics;
 
 use std::path::PathBuf;
 

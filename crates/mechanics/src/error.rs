@@ -10,4 +10,12 @@ pub enum MechanicsError {
     /// An error of the kernel layer.
     #[error(transparent)]
     Kernel(#[from] KernelError),
+    /// A file could not be written or read.
+    #[error("cannot access {path}: {source}")]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
 }

@@ -2,9 +2,12 @@
 //!
 //! Newton–Euler rigid bodies with unit quaternions, contact geometry and contact relations
 //! with local frames (seed `000_b50ea4bc6edb00b3.txt` lines 2848-5719).
-//!
-//! This crate is being built: so far it holds its error type, which wraps the kernel errors.
 
+pub mod body;
+pub mod contact;
 mod error;
+pub mod geometry;
+pub mod lie;
+pub mod output;
 
 pub use error::MechanicsError;

@@ -1,0 +1,143 @@
+//! Siconos' `BouncingBallNETS` (see `../shared/data/reference/README.md`): a Newton–Euler ball
+//! (`q = (x, y, z, p0, p1, p2, p3)`, twist `(v, Ω)`), mass 1, inertia `I₃`, launched upwards at
+//! 2 m/s from `x = 1` under gravity along `−x`, on the plane `x = 0` (the contact of its own
+//! relation: `y = |x| − R`, normal `e_x`, contact point `(|x| − R, y, z)`), Newton impact with
+//! Coulomb friction `e_n = e_t = 0.9`, `μ = 0.6`, Moreau–Jean θ = 1/2, `h = 0.005`, `T = 10`,
+//! Newton tolerance 1e-10 with at most 10 iterations, the 3D frictional contact solved by NSGS
+//! (Alart–Curnier Newton per contact, warm started).
+
+use faer::Mat;
+use nonsmooth::kernel::KernelError;
+use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianRelation, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::simulation::{
+    MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
+};
+use nonsmooth::mechanics::MechanicsError;
+use nonsmooth::mechanics::body::NewtonEulerDs;
+use nonsmooth::mechanics::contact::{contact_frame, jacobian_block};
+use nonsmooth::mechanics::lie::{Mat3, Quaternion};
+use nonsmooth::numerics::fc::Fc3dMethod;
+use nonsmooth::numerics::fc::nsgs::NsgsOptions;
+
+/// Ball radius.
+pub const RADIUS: f64 = 0.1;
+/// Gravity.
+pub const GRAVITY: f64 = 9.81;
+
+/// The relation of `BouncingBallNETS.cpp` (a `NewtonEuler3DR` whose `computeh` sets the gap, the
+/// normal and the contact point from `q`).
+#[derive(Debug)]
+pub struct BallOnPlane {
+    frame: Mat3,
+}
+
+impl BallOnPlane {
+    /// The relation with normal `e_x`.
+    ///
+    /// # Errors
+    /// None in practice (the normal is valid).
+    pub fn new() -> Result<Self, MechanicsError> {
+        Ok(Self { frame: contact_frame([1.0, 0.0, 0.0])? })
+    }
+}
+
+impl LagrangianRelation for BallOnPlane {
+    fn size(&self) -> usize {
+        3
+    }
+
+    fn velocity_size(&self) -> Option<usize> {
+        Some(6)
+    }
+
+    /// `y = (|x| − R, 0, 0)`.
+    fn output(&mut self, _t: f64, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
+        y.fill(0.0);
+        y[0] = q[0].abs() - RADIUS;
+        Ok(())
+    }
+
+    /// `H = [F | F (S R)]` at the contact point `(|x| − R, y, z)` (`contact::jacobian_block`).
+    fn jacobian(&mut self, _t: f64, q: &[f64], h: &mut Mat<f64>) -> Result<(), KernelError> {
+        let point = [q[0].abs() - RADIUS, q[1], q[2]];
+        let p = Quaternion::new(q[3], q[4], q[5], q[6]);
+        let block = jacobian_block(&self.frame, [q[0], q[1], q[2]], point, p);
+        for (i, row) in block.iter().enumerate() {
+            for (j, x) in row.iter().enumerate() {
+                h[(i, j)] = *x;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The simulation, ready to step, with the ball's and the contact's handles.
+///
+/// # Errors
+/// Kernel or mechanics errors (none for this model).
+pub fn build(t_end: f64) -> Result<(TimeStepping, DsId, InteractionId), MechanicsError> {
+    let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+    let ball = NewtonEulerDs::new([1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], [2.0, 0.0, 0.0, 0.0, 0.0, 0.0], 1.0, identity)?
+        .with_external_force([-GRAVITY, 0.0, 0.0])?;
+    let mut nsds = Nsds::new();
+    let ball = nsds.add_ds(ball);
+    let contact = nsds.link(BallOnPlane::new()?, NonsmoothLaw::newton_impact_friction(0.9, 0.9, 0.6, 3)?, &[ball])?;
+    let nsgs = NsgsOptions::default();
+    let sim = TimeStepping::new(
+        nsds,
+        MoreauJeanOsi::with_theta(0.5)?,
+        OneStepNsProblem::friction_contact_3d(Fc3dMethod::Nsgs(nsgs))?,
+        TimeDiscretisation::new(0.0, 0.005, t_end)?,
+        TimeSteppingOptions::default().with_newton_tolerance(1e-10).with_newton_max_iterations(10),
+    )?;
+    Ok((sim, ball, contact))
+}
+
+/// Runs the model and returns the 16 columns of `BouncingBallNETS.ref`: `t, x, v_x, p(1)[0],
+/// λ(1)[0], acos(p0), ‖Hᵀλ(1)‖₂, q[0..7], v_y, v_z`, row 0 the initial state.
+///
+/// # Errors
+/// Kernel or mechanics errors.
+pub fn simulate(t_end: f64) -> Result<Trajectory, MechanicsError> {
+    let (mut sim, ball, contact) = build(t_end)?;
+    let mut out = Trajectory::new(16);
+    let row = |sim: &TimeStepping| -> Result<[f64; 16], KernelError> {
+        let state = sim.nsds().ds(ball)?.state();
+        let inter = sim.nsds().interaction(contact)?;
+        let (q, v, p) = (state.q(), state.v(), state.p(1));
+        // The contact wrench Hᵀλ(1) (zero when the contact is not active).
+        let lambda = inter.lambda(1);
+        let h = inter.jacobian();
+        let mut force = 0.0;
+        if inter.is_active() {
+            for j in 0..6 {
+                let c: f64 = (0..3).map(|i| h[(i, j)] * lambda[i]).sum();
+                force += c * c;
+            }
+        }
+        Ok([
+            sim.time(),
+            q[0],
+            v[0],
+            p[0],
+            lambda[0],
+            q[3].acos(),
+            force.sqrt(),
+            q[0],
+            q[1],
+            q[2],
+            q[3],
+            q[4],
+            q[5],
+            q[6],
+            v[1],
+            v[2],
+        ])
+    };
+    out.push(&row(&sim)?);
+    while sim.has_next_step() {
+        sim.step()?;
+        out.push(&row(&sim)?);
+    }
+    Ok(out)
+}

@@ -1,0 +1,3 @@
+//! Models of the mechanics examples (Newton–Euler rigid bodies, contact detection, scenes).
+
+pub mod bouncing_ball_nets;
