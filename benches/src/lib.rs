@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod kernel_models;
+pub mod pile;
 
 use nonsmooth::numerics::NumericsError;
 use nonsmooth::numerics::fc::{Fc3dMethod, Fc3dProblem};

@@ -113,15 +113,19 @@ impl ContactDimension {
 }
 
 /// A contact between one body and the fixed world, or between two bodies, whose points and
-/// normal a detection updates between steps ([`ContactRelation::update`]); between updates the
-/// points move with the bodies (they are kept in the body frames) and the normal is fixed.
+/// normal a detection updates between steps ([`ContactRelation::update`]). Between updates the
+/// normal is fixed and each point keeps its offset from its body's centre in the inertial frame
+/// (it follows the translation, not the rotation): a rolling sphere's contact point stays at
+/// the bottom within a step, so the Jacobian's lever arm does not tilt with `ω h` (a material
+/// point would, and the normal constraint on it would then drive the sphere into the ground by
+/// `R (ω h)²` per step).
 #[derive(Clone, Debug)]
 pub struct ContactRelation {
     dimension: ContactDimension,
     two_bodies: bool,
-    /// `P₁` in body 1's frame.
+    /// `P₁ − G₁` (inertial frame).
     local1: Vec3,
-    /// `P₂` in body 2's frame, or in the world for a one-body contact.
+    /// `P₂ − G₂` (inertial frame), or `P₂` for a one-body contact.
     local2: Vec3,
     frame: Mat3,
 }
@@ -130,25 +134,14 @@ fn body_pose(q: &[f64]) -> (Vec3, Quaternion) {
     ([q[0], q[1], q[2]], Quaternion::new(q[3], q[4], q[5], q[6]))
 }
 
-fn to_body(q: &[f64], point: Vec3) -> Vec3 {
-    let (x, p) = body_pose(q);
-    let r = p.to_rotation_matrix();
-    let d = [point[0] - x[0], point[1] - x[1], point[2] - x[2]];
-    [
-        r[0][0] * d[0] + r[1][0] * d[1] + r[2][0] * d[2],
-        r[0][1] * d[0] + r[1][1] * d[1] + r[2][1] * d[2],
-        r[0][2] * d[0] + r[1][2] * d[1] + r[2][2] * d[2],
-    ]
+/// `P − G` for a body at `q`.
+fn offset(q: &[f64], point: Vec3) -> Vec3 {
+    [point[0] - q[0], point[1] - q[1], point[2] - q[2]]
 }
 
-fn to_world(q: &[f64], local: Vec3) -> Vec3 {
-    let (x, p) = body_pose(q);
-    let r = p.to_rotation_matrix();
-    [
-        x[0] + r[0][0] * local[0] + r[0][1] * local[1] + r[0][2] * local[2],
-        x[1] + r[1][0] * local[0] + r[1][1] * local[1] + r[1][2] * local[2],
-        x[2] + r[2][0] * local[0] + r[2][1] * local[1] + r[2][2] * local[2],
-    ]
+/// `G + offset` for a body at `q`.
+fn placed(q: &[f64], offset: Vec3) -> Vec3 {
+    [q[0] + offset[0], q[1] + offset[1], q[2] + offset[2]]
 }
 
 impl ContactRelation {
@@ -189,7 +182,7 @@ impl ContactRelation {
             return Err(KernelError::InvalidModel("a contact keeps its number of bodies".into()).into());
         }
         self.frame = contact_frame(contact.normal)?;
-        self.local1 = to_body(q1, contact.point_b);
+        self.local1 = offset(q1, contact.point_b);
         self.local2 = match q2 {
             Some(q2) => {
                 if q2.len() != 7 {
@@ -197,7 +190,7 @@ impl ContactRelation {
                         KernelError::DimensionMismatch { what: "body position", expected: 7, found: q2.len() }.into()
                     );
                 }
-                to_body(q2, contact.point_a)
+                offset(q2, contact.point_a)
             }
             None => contact.point_a,
         };
@@ -211,8 +204,8 @@ impl ContactRelation {
 
     /// The contact points `(P₁, P₂)` in the world at positions `q` (`[q₁; q₂]` for two bodies).
     pub fn points(&self, q: &[f64]) -> (Vec3, Vec3) {
-        let p1 = to_world(&q[..7], self.local1);
-        let p2 = if self.two_bodies { to_world(&q[7..14], self.local2) } else { self.local2 };
+        let p1 = placed(&q[..7], self.local1);
+        let p2 = if self.two_bodies { placed(&q[7..14], self.local2) } else { self.local2 };
         (p1, p2)
     }
 }
@@ -260,8 +253,8 @@ mod tests {
     #[test]
     fn siconos_frame_of_the_x_axis() -> Result<(), MechanicsError> {
         let f = contact_frame([1.0, 0.0, 0.0])?;
-        assert_eq!(f[1], [0.0, -1.0, 0.0]);
-        assert_eq!(f[2], [0.0, 0.0, -1.0]);
+        let close = |a: [f64; 3], b: [f64; 3]| (0..3).all(|k| (a[k] - b[k]).abs() < 1e-15);
+        assert!(close(f[1], [0.0, -1.0, 0.0]) && close(f[2], [0.0, 0.0, -1.0]));
         for n in [[0.3, -0.2, 0.9], [0.0, 1.0, 0.0], [-0.6, 0.8, 0.0], [0.0, 0.0, -1.0]] {
             let f = contact_frame(n)?;
             for i in 0..3 {
@@ -300,20 +293,16 @@ mod tests {
         let v = [0.5, -0.3, 0.2, 1.0, -2.0, 0.7, -0.1, 0.4, 0.9, 0.3, 0.8, -1.5];
         let mut h = Mat::zeros(3, 12);
         rel.jacobian(0.0, &q, &mut h)?;
-        // Material point velocities: v_G + R (Ω × local).
-        let point_velocity = |x: &[f64], vv: &[f64], local: Vec3| -> Vec3 {
+        // Material point velocities: v_G + ω × (P − G), ω = R Ω.
+        let point_velocity = |x: &[f64], vv: &[f64], arm: Vec3| -> Vec3 {
             let r = Quaternion::new(x[3], x[4], x[5], x[6]).to_rotation_matrix();
-            let w = [vv[3], vv[4], vv[5]];
-            let c = [
-                w[1] * local[2] - w[2] * local[1],
-                w[2] * local[0] - w[0] * local[2],
-                w[0] * local[1] - w[1] * local[0],
+            let w = [
+                r[0][0] * vv[3] + r[0][1] * vv[4] + r[0][2] * vv[5],
+                r[1][0] * vv[3] + r[1][1] * vv[4] + r[1][2] * vv[5],
+                r[2][0] * vv[3] + r[2][1] * vv[4] + r[2][2] * vv[5],
             ];
-            [
-                vv[0] + r[0][0] * c[0] + r[0][1] * c[1] + r[0][2] * c[2],
-                vv[1] + r[1][0] * c[0] + r[1][1] * c[1] + r[1][2] * c[2],
-                vv[2] + r[2][0] * c[0] + r[2][1] * c[1] + r[2][2] * c[2],
-            ]
+            let c = [w[1] * arm[2] - w[2] * arm[1], w[2] * arm[0] - w[0] * arm[2], w[0] * arm[1] - w[1] * arm[0]];
+            [vv[0] + c[0], vv[1] + c[1], vv[2] + c[2]]
         };
         let u1 = point_velocity(&q[..7], &v[..6], rel.local1);
         let u2 = point_velocity(&q[7..], &v[6..], rel.local2);

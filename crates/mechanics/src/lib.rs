@@ -9,5 +9,7 @@ mod error;
 pub mod geometry;
 pub mod lie;
 pub mod output;
+pub mod pile;
+pub mod scene;
 
 pub use error::MechanicsError;

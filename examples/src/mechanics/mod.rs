@@ -1,3 +1,4 @@
 //! Models of the mechanics examples (Newton–Euler rigid bodies, contact detection, scenes).
 
 pub mod bouncing_ball_nets;
+pub mod sphere_pile;

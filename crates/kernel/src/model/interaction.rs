@@ -78,6 +78,9 @@ pub struct Interaction {
     pub(crate) has_h_dot: bool,
     /// Whether the interaction is in index set 1 (active in the velocity-level problem).
     pub(crate) active: bool,
+    /// Rank in index set 1 when the model orders it ([`Nsds::set_priority`](super::Nsds::set_priority)):
+    /// lower first.
+    pub(crate) priority: f64,
     pub(crate) ds_edge: EdgeIndex,
 }
 

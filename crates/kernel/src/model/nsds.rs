@@ -117,6 +117,8 @@ pub struct Nsds {
     pub(crate) topology_version: u64,
     /// Bumped by [`Nsds::relation_mut`]: the outputs must be recomputed before the next step.
     pub(crate) relation_version: u64,
+    /// Whether [`Nsds::set_priority`] was used: index set 1 is then sorted by priority.
+    pub(crate) ordered: bool,
     /// Identity of this model in its handles.
     model: u32,
     /// Generation of each interaction slot (incremented when its interaction is removed).
@@ -148,6 +150,7 @@ impl Nsds {
             active: Vec::new(),
             topology_version: 0,
             relation_version: 0,
+            ordered: false,
             model: NEXT_MODEL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             generations: Vec::new(),
         }
@@ -233,6 +236,7 @@ impl Nsds {
             h_dot: vec![0.0; size],
             has_h_dot: false,
             active: false,
+            priority: 0.0,
             ds_edge: Default::default(),
         };
         Ok(self.insert_interaction(interaction))
@@ -299,6 +303,7 @@ impl Nsds {
             h_dot: Vec::new(),
             has_h_dot: false,
             active: false,
+            priority: 0.0,
             ds_edge: Default::default(),
         };
         Ok(self.insert_interaction(interaction))
@@ -592,6 +597,25 @@ impl Nsds {
             Relation::Lagrangian(r) => Ok(r.as_mut()),
             Relation::FirstOrder(_) => Err(not_lagrangian(id)),
         }
+    }
+
+    /// Sets the rank of an interaction in index set 1, which then lists the interactions by
+    /// increasing priority (ties in activation order) instead of activation order. The order of
+    /// the unknowns is the Gauss–Seidel sweep order of NSGS-type solvers: for a pile under
+    /// gravity, sweeping the contacts from the top down (priority `−height`) passes the weight
+    /// of the upper layers down within one sweep.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownInteraction`] for a stale or foreign handle;
+    /// [`KernelError::NonFinite`] for a NaN priority.
+    pub fn set_priority(&mut self, id: InteractionId, priority: f64) -> Result<(), KernelError> {
+        self.interaction(id)?;
+        if priority.is_nan() {
+            return Err(KernelError::NonFinite { what: "interaction priority" });
+        }
+        self.ordered = true;
+        self.interaction_graph[id.0].priority = priority;
+        Ok(())
     }
 
     /// The handle of the interaction in slot `i`, when the slot is occupied.

@@ -951,6 +951,12 @@ impl TimeStepping {
                 inter.lambda[1].fill(0.0);
             }
         }
+        if self.nsds.ordered {
+            active.sort_by(|a, b| {
+                let (pa, pb) = (self.nsds.interaction_ref(*a).priority, self.nsds.interaction_ref(*b).priority);
+                pa.total_cmp(&pb)
+            });
+        }
         self.nsds.active = active;
     }
 

@@ -1,0 +1,299 @@
+//! The sphere-pile scene shared by our `sphere_pile` and the Rapier comparison
+//! (`src/bin/rapier-pile.rs`) of the mechanics benchmark report (issue 8, item 8):
+//! `n` equal spheres placed on a jittered cubic lattice inside an open box (ground `z = 0` and four
+//! vertical walls), at rest, falling under gravity along `−z`.
+//!
+//! Both engines build their scene from the same [`PileSpec`], so the initial positions, the box,
+//! the masses and the material are identical; [`PileSpec::max_penetration`] and
+//! [`PileSpec::mean_height`] measure the end state of either engine the same way.
+
+use nonsmooth::mechanics::pile::SpherePile;
+
+/// Lattice spacing in units of the radius: neighbouring spheres start `2.2 r` apart.
+pub const SPACING: f64 = 2.2;
+
+/// Half-width of the horizontal jitter, in units of the radius (`jx, jy ∈ [−0.05 r, 0.05 r]`).
+pub const JITTER: f64 = 0.05;
+
+/// Lift of the whole lattice above its nominal layer centres, in units of the radius (`+0.1 r`).
+pub const LIFT: f64 = 0.1;
+
+/// The sphere-pile scene: `n` spheres of radius `radius` and density `density`, material
+/// (`friction` μ, `restitution` e) shared by sphere–sphere and sphere–wall contacts, time step `h`,
+/// gravity `gravity` along `−z`, and the seed of the horizontal jitter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PileSpec {
+    /// Number of spheres (default: 1000).
+    pub n: usize,
+    /// Sphere radius `r` in metres (default: 0.05).
+    pub radius: f64,
+    /// Density `ρ` in kg/m³ (default: 1000).
+    pub density: f64,
+    /// Coulomb friction coefficient μ of every contact (default: 0.3).
+    pub friction: f64,
+    /// Newton restitution coefficient e of every contact (default: 0.0).
+    pub restitution: f64,
+    /// Time step `h` in seconds (default: 1e-3).
+    pub h: f64,
+    /// Magnitude `g` of gravity, which points along `−z` (default: 9.81 m/s²).
+    pub gravity: f64,
+    /// Seed of the jitter drawn by [`PileSpec::initial_positions`] (default: 42).
+    pub seed: u64,
+}
+
+impl Default for PileSpec {
+    fn default() -> Self {
+        Self {
+            n: 1000,
+            radius: 0.05,
+            density: 1000.0,
+            friction: 0.3,
+            restitution: 0.0,
+            h: 1e-3,
+            gravity: 9.81,
+            seed: 42,
+        }
+    }
+}
+
+impl PileSpec {
+    /// The default scene with `n` spheres.
+    pub fn with_n(n: usize) -> Self {
+        Self { n, ..Self::default() }
+    }
+
+    /// Checks that the scene is physical: `radius`, `density`, `h` positive and finite,
+    /// `friction ≥ 0` finite, `restitution ∈ [0, 1]`, `gravity` finite.
+    ///
+    /// # Errors
+    /// A sentence naming the first offending field.
+    pub fn validate(&self) -> Result<(), String> {
+        let positive = [("radius", self.radius), ("density", self.density), ("h", self.h)];
+        for (name, v) in positive {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!("{name} must be positive and finite, got {v}"));
+            }
+        }
+        if !(self.friction.is_finite() && self.friction >= 0.0) {
+            return Err(format!("friction must be finite and ≥ 0, got {}", self.friction));
+        }
+        if !(0.0..=1.0).contains(&self.restitution) {
+            return Err(format!("restitution must lie in [0, 1], got {}", self.restitution));
+        }
+        if !self.gravity.is_finite() {
+            return Err(format!("gravity must be finite, got {}", self.gravity));
+        }
+        Ok(())
+    }
+
+    /// The lattice `(nx, layers)`: `nx = ⌈∛n⌉` spheres along x and along y, and
+    /// `layers = ⌈n / nx²⌉` layers along z.
+    ///
+    /// `nx` is computed in integers (the least `nx ≥ 1` with `nx³ ≥ n`), so that `n = 1000` gives
+    /// exactly 10 (the float `cbrt` may round above an exact cube). `n = 0` gives `(1, 0)`.
+    pub fn lattice(&self) -> (usize, usize) {
+        let mut nx = 1usize;
+        while nx.saturating_mul(nx).saturating_mul(nx) < self.n {
+            nx += 1;
+        }
+        (nx, self.n.div_ceil(nx * nx))
+    }
+
+    /// Side `L = nx · 2.2 · r` of the square box; its walls are the inward-facing half-spaces
+    /// `z ≥ 0` (ground), `x ≥ 0`, `x ≤ L`, `y ≥ 0`, `y ≤ L`. The box has no lid.
+    pub fn box_side(&self) -> f64 {
+        self.lattice().0 as f64 * SPACING * self.radius
+    }
+
+    /// The walls as `(inward unit normal n, offset d)`: the inside is `n·x ≥ d`, i.e.
+    /// ground `(e_z, 0)`, then `(e_x, 0)`, `(−e_x, −L)`, `(e_y, 0)`, `(−e_y, −L)`.
+    pub fn walls(&self) -> [([f64; 3], f64); 5] {
+        let l = self.box_side();
+        [
+            ([0.0, 0.0, 1.0], 0.0),
+            ([1.0, 0.0, 0.0], 0.0),
+            ([-1.0, 0.0, 0.0], -l),
+            ([0.0, 1.0, 0.0], 0.0),
+            ([0.0, -1.0, 0.0], -l),
+        ]
+    }
+
+    /// The initial centres, all bodies at rest: those of
+    /// [`nonsmooth::mechanics::pile::SpherePile::initial_positions`] (sphere
+    /// `k = ix + nx·(iy + nx·iz)` at `((ix + ½)·2.2r + jx, (iy + ½)·2.2r + jy, (iz + ½)·2.2r + 0.1r)`,
+    /// `jx, jy` uniform in `[−0.05r, 0.05r]` from a SplitMix64 stream seeded by `seed`), so our
+    /// scene and Rapier's start from the same bits. Neighbours are at least `2.1 r` apart and
+    /// every sphere lies inside the box, `0.2 r` above the ground for the lowest layer.
+    pub fn initial_positions(&self) -> Vec<[f64; 3]> {
+        self.to_scene().initial_positions()
+    }
+
+    /// The same pile as our mechanics crate builds it.
+    pub fn to_scene(&self) -> SpherePile {
+        SpherePile {
+            n: self.n,
+            radius: self.radius,
+            density: self.density,
+            friction: self.friction,
+            restitution: self.restitution,
+            h: self.h,
+            gravity: self.gravity,
+            seed: self.seed,
+        }
+    }
+
+    /// Mass of one sphere, `m = ρ · 4/3 · π r³`.
+    pub fn mass(&self) -> f64 {
+        self.density * 4.0 / 3.0 * std::f64::consts::PI * self.radius.powi(3)
+    }
+
+    /// Principal moment of inertia of one (solid) sphere about its centre, `I = 2/5 · m r²`.
+    pub fn inertia(&self) -> f64 {
+        0.4 * self.mass() * self.radius * self.radius
+    }
+
+    /// Mean `z` of the centres (0 for no sphere).
+    pub fn mean_height(positions: &[[f64; 3]]) -> f64 {
+        if positions.is_empty() {
+            return 0.0;
+        }
+        positions.iter().map(|p| p[2]).sum::<f64>() / positions.len() as f64
+    }
+
+    /// The largest penetration depth in `positions` (centres of spheres of this spec's radius),
+    /// `max(0, max over pairs (2r − |x_i − x_j|), max over spheres and walls (r − (n·x_i − d)))`
+    /// with the walls of [`PileSpec::walls`]. Pairs are found with a uniform grid of cell `2r`
+    /// (each sphere meets the 27 cells around its own), so the cost is linear in the number of
+    /// spheres for a pile. Non-finite positions give `f64::INFINITY`.
+    pub fn max_penetration(&self, positions: &[[f64; 3]]) -> f64 {
+        let r = self.radius;
+        if positions.iter().any(|p| p.iter().any(|v| !v.is_finite())) {
+            return f64::INFINITY;
+        }
+        let mut worst = 0.0f64;
+        for p in positions {
+            for (n, d) in self.walls() {
+                let dist = n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - d;
+                worst = worst.max(r - dist);
+            }
+        }
+        let cell = 2.0 * r;
+        let key = |p: &[f64; 3]| -> [i64; 3] { [0, 1, 2].map(|i| (p[i] / cell).floor() as i64) };
+        let mut grid: std::collections::HashMap<[i64; 3], Vec<usize>> = std::collections::HashMap::new();
+        for (i, p) in positions.iter().enumerate() {
+            grid.entry(key(p)).or_default().push(i);
+        }
+        for (i, p) in positions.iter().enumerate() {
+            let [cx, cy, cz] = key(p);
+            for dx in -1..=1 {
+                for dy in -1..=1 {
+                    for dz in -1..=1 {
+                        let Some(cell) = grid.get(&[cx + dx, cy + dy, cz + dz]) else { continue };
+                        for &j in cell.iter().filter(|&&j| j > i) {
+                            let q = &positions[j];
+                            let dist = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
+                            worst = worst.max(2.0 * r - dist);
+                        }
+                    }
+                }
+            }
+        }
+        worst
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn min_pair_distance(p: &[[f64; 3]]) -> f64 {
+        let mut best = f64::INFINITY;
+        for i in 0..p.len() {
+            for j in i + 1..p.len() {
+                let d =
+                    ((p[i][0] - p[j][0]).powi(2) + (p[i][1] - p[j][1]).powi(2) + (p[i][2] - p[j][2]).powi(2)).sqrt();
+                best = best.min(d);
+            }
+        }
+        best
+    }
+
+    #[test]
+    fn lattice_counts() {
+        let cases = [(1000, (10, 10)), (5000, (18, 16)), (20000, (28, 26)), (1, (1, 1)), (0, (1, 0)), (9, (3, 1))];
+        for (n, expected) in cases {
+            assert_eq!(PileSpec::with_n(n).lattice(), expected, "n = {n}");
+        }
+        for n in [1, 7, 8, 9, 26, 27, 28, 1000, 1001, 5000, 20000] {
+            let s = PileSpec::with_n(n);
+            let (nx, layers) = s.lattice();
+            assert!(nx.pow(3) >= n && (nx - 1).pow(3) < n, "nx = {nx} is not ⌈∛{n}⌉");
+            assert!(nx * nx * layers >= n && nx * nx * (layers - 1) < n, "layers = {layers} for n = {n}");
+            assert_eq!(s.initial_positions().len(), n);
+        }
+        assert!((PileSpec::default().box_side() - 10.0 * 2.2 * 0.05).abs() < 1e-12);
+    }
+
+    #[test]
+    fn no_initial_overlap() {
+        for n in [27, 100, 1000] {
+            let s = PileSpec::with_n(n);
+            let p = s.initial_positions();
+            let d = min_pair_distance(&p);
+            assert!(d >= 2.0 * s.radius * 1.05 * (1.0 - 1e-12), "n = {n}: min distance {d}");
+            assert!(s.max_penetration(&p) <= 0.0, "no penetration at the start");
+        }
+    }
+
+    #[test]
+    fn inside_the_box_and_above_the_ground() {
+        let s = PileSpec::with_n(1000);
+        let (l, r) = (s.box_side(), s.radius);
+        for p in s.initial_positions() {
+            assert!(p[0] - r > 0.0 && p[0] + r < l, "x = {} outside [r, L − r]", p[0]);
+            assert!(p[1] - r > 0.0 && p[1] + r < l, "y = {} outside [r, L − r]", p[1]);
+            assert!(p[2] - r >= 0.2 * r * (1.0 - 1e-12), "z = {} below 1.2 r", p[2]);
+        }
+    }
+
+    #[test]
+    fn positions_follow_the_lattice_and_the_seed() {
+        let s = PileSpec::with_n(30);
+        let p = s.initial_positions();
+        let (nx, _) = s.lattice();
+        let step = SPACING * s.radius;
+        for (k, q) in p.iter().enumerate() {
+            let (ix, iy, iz) = (k % nx, (k / nx) % nx, k / (nx * nx));
+            assert!((q[0] - (ix as f64 + 0.5) * step).abs() <= JITTER * s.radius + 1e-15);
+            assert!((q[1] - (iy as f64 + 0.5) * step).abs() <= JITTER * s.radius + 1e-15);
+            assert!((q[2] - ((iz as f64 + 0.5) * step + LIFT * s.radius)).abs() < 1e-15);
+        }
+        let bits = |p: &[[f64; 3]]| p.iter().flatten().map(|v| v.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&p), bits(&s.initial_positions()), "same seed, same positions");
+        let other = PileSpec { seed: 43, ..s.clone() };
+        assert_ne!(bits(&p), bits(&other.initial_positions()), "another seed, another jitter");
+        // The same positions as the mechanics crate's pile.
+        assert_eq!(bits(&p), bits(&s.to_scene().initial_positions()));
+    }
+
+    #[test]
+    fn mass_inertia_and_metrics() {
+        let s = PileSpec::default();
+        let m = 1000.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.05f64.powi(3);
+        assert!((s.mass() - m).abs() < 1e-12 && (s.mass() - 0.523_598_775_598_298_8).abs() < 1e-12);
+        assert!((s.inertia() - 0.4 * m * 0.0025).abs() < 1e-15);
+        let r = s.radius;
+        // Two spheres overlapping by 0.01 r, one sinking 0.02 r into the ground, one into wall x = L.
+        let l = s.box_side();
+        let p = [[0.5, 0.5, 0.5], [0.5 + 1.99 * r, 0.5, 0.5], [0.2, 0.2, 0.98 * r], [l - 0.97 * r, 0.3, 0.3]];
+        assert!((s.max_penetration(&p) - 0.03 * r).abs() < 1e-12, "{}", s.max_penetration(&p));
+        assert!((s.max_penetration(&p[..2]) - 0.01 * r).abs() < 1e-12);
+        assert!(s.max_penetration(&[[f64::NAN, 0.0, 0.0]]).is_infinite());
+        assert!((PileSpec::mean_height(&p[..2]) - 0.5).abs() < 1e-15);
+        assert!(PileSpec::mean_height(&[]).abs() < 1e-300);
+        assert!(s.validate().is_ok());
+        assert!(PileSpec { radius: 0.0, ..s.clone() }.validate().is_err());
+        assert!(PileSpec { restitution: 1.5, ..s.clone() }.validate().is_err());
+        assert!(PileSpec { friction: -0.1, ..s }.validate().is_err());
+    }
+}

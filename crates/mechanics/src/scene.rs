@@ -1,0 +1,742 @@
+//! Scenes of rigid bodies with frictional contact: a builder (bodies with a shape, a density
+//! and a material; static shapes such as a ground and walls; gravity) and a simulation that
+//! detects the contacts before every Moreau–Jean step, creates the contact interactions that
+//! appear, updates those that persist and removes those that vanish.
+//!
+//! Each step: poses of the bodies → broad phase ([`BroadPhase`], a uniform grid) → narrow phase
+//! ([`collide`]) → contacts whose gap is at most the detection margin become
+//! [`ContactRelation`]s with a Newton impact + Coulomb friction law (dimension 3) →
+//! [`TimeStepping::step`] (Moreau–Jean θ-scheme of the Newton–Euler bodies, FC3D one-step
+//! problem solved by NSGS warm started from the previous impulses of persisting contacts). A
+//! contact is identified between steps by its pair of shapes and its index in the pair's
+//! contact set.
+//!
+//! ```no_run
+//! use nonsmooth_mechanics::geometry::Shape;
+//! use nonsmooth_mechanics::scene::{BodySpec, Material, SceneBuilder};
+//! # fn main() -> Result<(), nonsmooth_mechanics::MechanicsError> {
+//! let mut builder = SceneBuilder::new().with_time_step(1e-3).with_final_time(1.0);
+//! builder.add_ground(0.0, Material::new(0.3, 0.0)?);
+//! for k in 0..100 {
+//!     let x = 0.11 * (k % 10) as f64;
+//!     let z = 0.05 + 0.11 * (k / 10) as f64;
+//!     builder.add_body(BodySpec::new(Shape::sphere(0.05)?, 1000.0)?.with_position([x, 0.0, z]));
+//! }
+//! let mut scene = builder.build()?;
+//! while scene.has_next_step() {
+//!     scene.step()?;
+//! }
+//! # Ok(())
+//! # }
+//! ```
+
+use std::time::{Duration, Instant};
+
+use nonsmooth_kernel::KernelError;
+use nonsmooth_kernel::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
+use nonsmooth_kernel::simulation::{
+    MoreauJeanOsi, NonConvergencePolicy, OneStepNsProblem, StepReport, TimeDiscretisation, TimeStepping,
+    TimeSteppingOptions,
+};
+use nonsmooth_numerics::fc::Fc3dMethod;
+use nonsmooth_numerics::fc::nsgs::NsgsOptions;
+
+use crate::MechanicsError;
+use crate::body::NewtonEulerDs;
+use crate::contact::{ContactDimension, ContactRelation};
+use crate::geometry::{Aabb, BroadPhase, ContactPoint, Pose, Shape, collide};
+use crate::lie::{Quaternion, Vec3};
+use crate::output::BodyFrame;
+
+/// Contact coefficients of a surface.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Material {
+    /// Coulomb friction coefficient `μ ≥ 0`.
+    pub friction: f64,
+    /// Normal restitution coefficient `e ∈ [0, 1]`.
+    pub restitution: f64,
+}
+
+impl Material {
+    /// A material.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for `μ < 0`, `e ∉ [0, 1]` or non-finite values.
+    pub fn new(friction: f64, restitution: f64) -> Result<Self, MechanicsError> {
+        if !friction.is_finite() || friction < 0.0 {
+            return Err(KernelError::InvalidOption { name: "friction", reason: "must be finite and >= 0" }.into());
+        }
+        if !(0.0..=1.0).contains(&restitution) {
+            return Err(KernelError::InvalidOption { name: "restitution", reason: "must lie in [0, 1]" }.into());
+        }
+        Ok(Self { friction, restitution })
+    }
+
+    /// The law of a contact between two materials: the means of the coefficients.
+    fn combine(self, other: Material) -> Material {
+        Material {
+            friction: 0.5 * (self.friction + other.friction),
+            restitution: 0.5 * (self.restitution + other.restitution),
+        }
+    }
+}
+
+impl Default for Material {
+    /// `μ = 0.3`, `e = 0`.
+    fn default() -> Self {
+        Self { friction: 0.3, restitution: 0.0 }
+    }
+}
+
+/// A body to add to a scene: a finite shape of uniform density (mass and inertia from the
+/// shape, [`Shape::mass_properties`]), its initial pose and velocities, its material.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodySpec {
+    shape: Shape,
+    mass: f64,
+    inertia: [f64; 3],
+    position: Vec3,
+    orientation: Quaternion,
+    velocity: Vec3,
+    angular_velocity: Vec3,
+    material: Material,
+}
+
+impl BodySpec {
+    /// A body of shape `shape` and density `density` at the origin, at rest, default material.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for a half-space (use [`SceneBuilder::add_static`]) or a
+    /// density that is not positive and finite.
+    pub fn new(shape: Shape, density: f64) -> Result<Self, MechanicsError> {
+        let props = shape.mass_properties(density)?;
+        Ok(Self {
+            shape,
+            mass: props.mass,
+            inertia: props.principal_inertia,
+            position: [0.0; 3],
+            orientation: Quaternion::identity(),
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            material: Material::default(),
+        })
+    }
+
+    /// Sets the position of the centre.
+    pub fn with_position(mut self, position: Vec3) -> Self {
+        self.position = position;
+        self
+    }
+
+    /// Sets the orientation (normalized when the body is built).
+    pub fn with_orientation(mut self, orientation: Quaternion) -> Self {
+        self.orientation = orientation;
+        self
+    }
+
+    /// Sets the velocity of the centre (inertial frame).
+    pub fn with_velocity(mut self, velocity: Vec3) -> Self {
+        self.velocity = velocity;
+        self
+    }
+
+    /// Sets the angular velocity (body frame).
+    pub fn with_angular_velocity(mut self, angular_velocity: Vec3) -> Self {
+        self.angular_velocity = angular_velocity;
+        self
+    }
+
+    /// Sets the material.
+    pub fn with_material(mut self, material: Material) -> Self {
+        self.material = material;
+        self
+    }
+
+    /// The mass.
+    pub fn mass(&self) -> f64 {
+        self.mass
+    }
+}
+
+/// Options of a scene.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct SceneOptions {
+    /// Time step `h` (default: `1e-3`).
+    pub h: f64,
+    /// Final time (default: `1.0`).
+    pub t_end: f64,
+    /// θ of Moreau–Jean (default: `0.5`).
+    pub theta: f64,
+    /// Gravity (default: `(0, 0, −9.81)`).
+    pub gravity: Vec3,
+    /// Contacts with a gap up to this distance are created (default: `None`, a tenth of the
+    /// smallest body's bounding radius).
+    pub margin: Option<f64>,
+    /// The FC3D solver (default: NSGS, tolerance `1e-4`, 1000 sweeps, Alart–Curnier local
+    /// solver, warm started).
+    pub method: Fc3dMethod,
+    /// Newton tolerance and cap of the Moreau–Jean loop (default: `1e-8`, 20).
+    pub newton_tolerance: f64,
+    /// Newton iteration cap (default: 20).
+    pub newton_max_iterations: usize,
+    /// What a step does when the one-step problem or the Newton loop does not converge
+    /// (default: [`NonConvergencePolicy::Continue`], reported in the step report).
+    pub on_nonconvergence: NonConvergencePolicy,
+    /// Order the contacts of the one-step problem from the highest to the lowest along gravity
+    /// ([`Nsds::set_priority`]), the sweep order in which Gauss–Seidel passes the weight of a
+    /// pile down to its base (default: true).
+    pub order_by_height: bool,
+}
+
+impl Default for SceneOptions {
+    fn default() -> Self {
+        Self {
+            h: 1e-3,
+            t_end: 1.0,
+            theta: 0.5,
+            gravity: [0.0, 0.0, -9.81],
+            margin: None,
+            method: Fc3dMethod::Nsgs(NsgsOptions::default()),
+            newton_tolerance: 1e-8,
+            newton_max_iterations: 20,
+            on_nonconvergence: NonConvergencePolicy::Continue,
+            order_by_height: true,
+        }
+    }
+}
+
+impl SceneOptions {
+    /// Sets the time step.
+    pub fn with_time_step(mut self, h: f64) -> Self {
+        self.h = h;
+        self
+    }
+
+    /// Sets the final time.
+    pub fn with_final_time(mut self, t_end: f64) -> Self {
+        self.t_end = t_end;
+        self
+    }
+
+    /// Sets θ.
+    pub fn with_theta(mut self, theta: f64) -> Self {
+        self.theta = theta;
+        self
+    }
+
+    /// Sets gravity.
+    pub fn with_gravity(mut self, gravity: Vec3) -> Self {
+        self.gravity = gravity;
+        self
+    }
+
+    /// Sets the detection margin.
+    pub fn with_margin(mut self, margin: f64) -> Self {
+        self.margin = Some(margin);
+        self
+    }
+
+    /// Sets the FC3D solver.
+    pub fn with_method(mut self, method: Fc3dMethod) -> Self {
+        self.method = method;
+        self
+    }
+
+    /// Sets the non-convergence policy.
+    pub fn with_policy(mut self, policy: NonConvergencePolicy) -> Self {
+        self.on_nonconvergence = policy;
+        self
+    }
+
+    /// Turns the ordering of contacts by height on or off.
+    pub fn with_order_by_height(mut self, order: bool) -> Self {
+        self.order_by_height = order;
+        self
+    }
+}
+
+/// A static shape of a scene (not a dynamical system).
+#[derive(Clone, Copy, Debug)]
+struct StaticShape {
+    shape: Shape,
+    pose: Pose,
+    material: Material,
+}
+
+/// Builds a [`Scene`].
+#[derive(Clone, Debug, Default)]
+pub struct SceneBuilder {
+    options: SceneOptions,
+    bodies: Vec<BodySpec>,
+    statics: Vec<StaticShape>,
+}
+
+/// A pose whose local `+z` axis is the unit vector `n` (the outward normal of a half-space).
+fn pose_with_normal(point: Vec3, normal: Vec3) -> Result<Pose, MechanicsError> {
+    let frame = crate::contact::contact_frame(normal)?;
+    // Columns: t₁, t₂, n (right-handed since t₂ = n × t₁ ⇒ t₁ × t₂ = n).
+    let [n, t1, t2] = frame;
+    let rotation = [[t1[0], t2[0], n[0]], [t1[1], t2[1], n[1]], [t1[2], t2[2], n[2]]];
+    Ok(Pose { position: point, rotation })
+}
+
+impl SceneBuilder {
+    /// An empty scene with default options.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the options.
+    pub fn with_options(mut self, options: SceneOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Sets the time step.
+    pub fn with_time_step(mut self, h: f64) -> Self {
+        self.options.h = h;
+        self
+    }
+
+    /// Sets the final time.
+    pub fn with_final_time(mut self, t_end: f64) -> Self {
+        self.options.t_end = t_end;
+        self
+    }
+
+    /// Sets gravity.
+    pub fn with_gravity(mut self, gravity: Vec3) -> Self {
+        self.options.gravity = gravity;
+        self
+    }
+
+    /// Sets the FC3D solver.
+    pub fn with_method(mut self, method: Fc3dMethod) -> Self {
+        self.options.method = method;
+        self
+    }
+
+    /// Adds a body; returns its index.
+    pub fn add_body(&mut self, body: BodySpec) -> usize {
+        self.bodies.push(body);
+        self.bodies.len() - 1
+    }
+
+    /// Adds the ground: the half-space `z ≤ height`.
+    pub fn add_ground(&mut self, height: f64, material: Material) {
+        self.statics.push(StaticShape {
+            shape: Shape::HalfSpace,
+            pose: Pose::from_translation([0.0, 0.0, height]),
+            material,
+        });
+    }
+
+    /// Adds a wall: the half-space behind the plane through `point` with outward normal
+    /// `normal` (the side the bodies are on).
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for a zero normal.
+    pub fn add_wall(&mut self, point: Vec3, normal: Vec3, material: Material) -> Result<(), MechanicsError> {
+        let pose = pose_with_normal(point, normal)?;
+        self.statics.push(StaticShape { shape: Shape::HalfSpace, pose, material });
+        Ok(())
+    }
+
+    /// Adds a static shape (any shape) at `pose`.
+    pub fn add_static(&mut self, shape: Shape, pose: Pose, material: Material) {
+        self.statics.push(StaticShape { shape, pose, material });
+    }
+
+    /// The bodies added so far.
+    pub fn bodies(&self) -> &[BodySpec] {
+        &self.bodies
+    }
+
+    /// Builds the scene at `t = 0`.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for bad options; errors of the bodies (non-unit or zero
+    /// quaternion, non-finite data) and of the kernel.
+    pub fn build(self) -> Result<Scene, MechanicsError> {
+        let o = &self.options;
+        if o.gravity.iter().any(|g| !g.is_finite()) {
+            return Err(KernelError::NonFinite { what: "gravity" }.into());
+        }
+        let margin = match o.margin {
+            Some(m) => m,
+            None => {
+                let smallest = self
+                    .bodies
+                    .iter()
+                    .filter_map(|b| b.shape.aabb(&Pose::identity()))
+                    .map(|a| a.half_extents().iter().fold(f64::INFINITY, |m, x| m.min(*x)))
+                    .fold(f64::INFINITY, f64::min);
+                if smallest.is_finite() { 0.1 * smallest } else { 0.0 }
+            }
+        };
+        let mut nsds = Nsds::new();
+        let mut bodies = Vec::with_capacity(self.bodies.len());
+        for spec in &self.bodies {
+            let p = spec.orientation.normalized()?;
+            let q0 = [spec.position[0], spec.position[1], spec.position[2], p.w, p.x, p.y, p.z];
+            let v0 = [
+                spec.velocity[0],
+                spec.velocity[1],
+                spec.velocity[2],
+                spec.angular_velocity[0],
+                spec.angular_velocity[1],
+                spec.angular_velocity[2],
+            ];
+            let i = spec.inertia;
+            let inertia = [[i[0], 0.0, 0.0], [0.0, i[1], 0.0], [0.0, 0.0, i[2]]];
+            let g = o.gravity;
+            let mut ds = NewtonEulerDs::new(q0, v0, spec.mass, inertia)?.with_external_force([
+                spec.mass * g[0],
+                spec.mass * g[1],
+                spec.mass * g[2],
+            ])?;
+            if i[0].to_bits() == i[1].to_bits() && i[1].to_bits() == i[2].to_bits() {
+                // Ω × IΩ = 0 for an isotropic inertia: the Newton loop is then linear in v.
+                ds = ds.without_gyroscopic();
+            }
+            let id = nsds.add_ds(ds);
+            bodies.push(SceneBody { ds: id, shape: spec.shape, material: spec.material });
+        }
+        let sim = TimeStepping::new(
+            nsds,
+            MoreauJeanOsi::with_theta(o.theta)?,
+            OneStepNsProblem::friction_contact_3d(o.method.clone())?,
+            TimeDiscretisation::new(0.0, o.h, o.t_end)?,
+            TimeSteppingOptions::default()
+                .with_newton_tolerance(o.newton_tolerance)
+                .with_newton_max_iterations(o.newton_max_iterations)
+                .with_policy(o.on_nonconvergence),
+        )?;
+        let finite_statics: Vec<StaticShape> =
+            self.statics.iter().copied().filter(|s| !matches!(s.shape, Shape::HalfSpace)).collect();
+        let half_spaces: Vec<StaticShape> =
+            self.statics.iter().copied().filter(|s| matches!(s.shape, Shape::HalfSpace)).collect();
+        Ok(Scene {
+            sim,
+            gravity: if o.order_by_height { Some(o.gravity) } else { None },
+            margin,
+            broad: BroadPhase::new(margin)?,
+            bodies,
+            finite_statics,
+            half_space_poses: half_spaces.iter().map(|s| s.pose).collect(),
+            half_spaces,
+            contacts: Vec::new(),
+            next_contacts: Vec::new(),
+            poses: Vec::new(),
+            aabbs: Vec::new(),
+            points: Vec::new(),
+            found: Vec::new(),
+        })
+    }
+}
+
+/// A body of a scene.
+#[derive(Clone, Copy, Debug)]
+struct SceneBody {
+    ds: DsId,
+    shape: Shape,
+    material: Material,
+}
+
+/// A contact's identity between steps: the two shapes (bodies first, then finite statics, then
+/// half-spaces, in one numbering) and the index in their contact set.
+type ContactKey = (usize, usize, usize);
+
+/// What one scene step did.
+#[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
+pub struct SceneStepReport {
+    /// The kernel's step report (Newton, one-step problem, timings of assembly and solve).
+    pub step: StepReport,
+    /// Time spent in contact detection and in creating, updating and removing contacts.
+    pub detection: Duration,
+    /// Contacts after detection (interactions of the step).
+    pub contacts: usize,
+    /// Contacts created by this step's detection.
+    pub created: usize,
+    /// Contacts removed by this step's detection.
+    pub removed: usize,
+}
+
+impl SceneStepReport {
+    /// The rest of the step: iteration matrices, free velocities, state updates, outputs
+    /// (`total − assembly − solve`).
+    pub fn update(&self) -> Duration {
+        self.step.timings.total.saturating_sub(self.step.timings.assembly + self.step.timings.solve)
+    }
+}
+
+/// A scene being simulated (see the module documentation).
+pub struct Scene {
+    sim: TimeStepping,
+    /// Gravity, when contacts are ordered by height.
+    gravity: Option<Vec3>,
+    margin: f64,
+    broad: BroadPhase,
+    bodies: Vec<SceneBody>,
+    finite_statics: Vec<StaticShape>,
+    half_spaces: Vec<StaticShape>,
+    half_space_poses: Vec<Pose>,
+    /// Current contacts, sorted by key.
+    contacts: Vec<(ContactKey, InteractionId)>,
+    next_contacts: Vec<(ContactKey, InteractionId)>,
+    poses: Vec<Pose>,
+    aabbs: Vec<Aabb>,
+    points: Vec<ContactPoint>,
+    /// Contacts found by this step's detection, sorted by key.
+    found: Vec<(ContactKey, ContactPoint)>,
+}
+
+impl std::fmt::Debug for Scene {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Scene")
+            .field("bodies", &self.bodies.len())
+            .field("contacts", &self.contacts.len())
+            .field("time", &self.sim.time())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Scene {
+    /// Whether another step fits before the final time.
+    pub fn has_next_step(&self) -> bool {
+        self.sim.has_next_step()
+    }
+
+    /// The current time.
+    pub fn time(&self) -> f64 {
+        self.sim.time()
+    }
+
+    /// Number of bodies.
+    pub fn number_of_bodies(&self) -> usize {
+        self.bodies.len()
+    }
+
+    /// Number of contacts (interactions) of the last step.
+    pub fn number_of_contacts(&self) -> usize {
+        self.contacts.len()
+    }
+
+    /// The detection margin.
+    pub fn margin(&self) -> f64 {
+        self.margin
+    }
+
+    /// The simulation (its model: [`TimeStepping::nsds`]).
+    pub fn simulation(&self) -> &TimeStepping {
+        &self.sim
+    }
+
+    /// The handle of body `i`'s dynamical system.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`] for an index out of range.
+    pub fn body_ds(&self, i: usize) -> Result<DsId, MechanicsError> {
+        self.bodies.get(i).map(|b| b.ds).ok_or_else(|| KernelError::UnknownDs(i).into())
+    }
+
+    /// Positions `q = (x, p)` and twists `v` of body `i`.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`] for an index out of range.
+    pub fn body_state(&self, i: usize) -> Result<(&[f64], &[f64]), MechanicsError> {
+        let ds = self.sim.nsds().ds(self.body_ds(i)?)?;
+        Ok((ds.state().q(), ds.state().v()))
+    }
+
+    /// The frames of all bodies, for [`crate::output`].
+    pub fn frames(&self) -> Vec<BodyFrame> {
+        self.bodies
+            .iter()
+            .map(|b| {
+                let s = self.sim.nsds().ds(b.ds).expect("a scene body exists").state();
+                let (q, v) = (s.q(), s.v());
+                let (kind, radius, extents) = match b.shape {
+                    Shape::Sphere { radius } => (0, radius, [0.0; 3]),
+                    Shape::Box { half_extents: e } => (1, (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt(), e),
+                    Shape::Capsule { radius, half_length } => (2, radius, [0.0, 0.0, half_length]),
+                    Shape::HalfSpace => (3, 0.0, [0.0; 3]),
+                };
+                BodyFrame {
+                    position: [q[0], q[1], q[2]],
+                    orientation: [q[3], q[4], q[5], q[6]],
+                    velocity: [v[0], v[1], v[2]],
+                    angular_velocity: [v[3], v[4], v[5]],
+                    shape_kind: kind,
+                    radius,
+                    extents,
+                }
+            })
+            .collect()
+    }
+
+    /// Detects the contacts at the current positions, then advances one step.
+    ///
+    /// # Errors
+    /// Errors of the kernel step (under [`NonConvergencePolicy::Fail`], non-convergence).
+    pub fn step(&mut self) -> Result<SceneStepReport, MechanicsError> {
+        let started = Instant::now();
+        let (created, removed) = self.detect()?;
+        let detection = started.elapsed();
+        let step = self.sim.step()?;
+        Ok(SceneStepReport { step, detection, contacts: self.contacts.len(), created, removed })
+    }
+
+    /// The shape, pose and material of shape `k` in the scene's numbering.
+    fn shape_at(&self, k: usize) -> (Shape, Pose, Material) {
+        let nb = self.bodies.len();
+        let nf = self.finite_statics.len();
+        if k < nb {
+            (self.bodies[k].shape, self.poses[k], self.bodies[k].material)
+        } else if k < nb + nf {
+            let s = &self.finite_statics[k - nb];
+            (s.shape, s.pose, s.material)
+        } else {
+            let s = &self.half_spaces[k - nb - nf];
+            (s.shape, s.pose, s.material)
+        }
+    }
+
+    /// With ordering by height: the contact's priority `P·g` (highest first).
+    fn order(&mut self, id: InteractionId, c: &ContactPoint) -> Result<(), MechanicsError> {
+        if let Some(g) = self.gravity {
+            let p = c.point_b;
+            self.sim.nsds_mut().set_priority(id, p[0] * g[0] + p[1] * g[1] + p[2] * g[2])?;
+        }
+        Ok(())
+    }
+
+    /// Broad and narrow phases; creates, updates and removes contact interactions. Returns the
+    /// numbers created and removed.
+    fn detect(&mut self) -> Result<(usize, usize), MechanicsError> {
+        let nb = self.bodies.len();
+        let nf = self.finite_statics.len();
+        self.poses.clear();
+        self.aabbs.clear();
+        for b in &self.bodies {
+            let q = self.sim.nsds().ds(b.ds)?.state().q();
+            let rotation = Quaternion::new(q[3], q[4], q[5], q[6]).to_rotation_matrix();
+            let pose = Pose { position: [q[0], q[1], q[2]], rotation };
+            self.aabbs.push(b.shape.aabb(&pose).ok_or(KernelError::InvalidModel(
+                "a scene body must have a finite shape (half-spaces are static)".into(),
+            ))?);
+            self.poses.push(pose);
+        }
+        for s in &self.finite_statics {
+            self.aabbs.push(s.shape.aabb(&s.pose).expect("finite statics have a bounding box"));
+        }
+        self.broad.update(&self.aabbs, &self.half_space_poses)?;
+
+        // Narrow phase, in key order: for each first shape i, its pairs (i, j) (j < nb + nf),
+        // then its half-spaces.
+        self.found.clear();
+        let (pairs, hs_pairs) = (self.broad.pairs(), self.broad.half_space_pairs());
+        let (mut ip, mut ih) = (0, 0);
+        let mut points = std::mem::take(&mut self.points);
+        while ip < pairs.len() || ih < hs_pairs.len() {
+            let take_pair = match (pairs.get(ip), hs_pairs.get(ih)) {
+                (Some(p), Some(h)) => p.0 <= h.0,
+                (Some(_), None) => true,
+                _ => false,
+            };
+            let (i, j) = if take_pair {
+                ip += 1;
+                pairs[ip - 1]
+            } else {
+                ih += 1;
+                let (s, h) = hs_pairs[ih - 1];
+                (s, nb + nf + h)
+            };
+            if i >= nb && j >= nb {
+                continue; // two static shapes
+            }
+            let (si, pi, _) = self.shape_at(i);
+            let (sj, pj, _) = self.shape_at(j);
+            points.clear();
+            collide(&si, &pi, &sj, &pj, self.margin, &mut points);
+            for (k, c) in points.iter().enumerate() {
+                self.found.push(((i, j, k), *c));
+            }
+        }
+        self.points = points;
+
+        // Merge with the current contacts (both sorted by key).
+        let mut current = std::mem::take(&mut self.contacts);
+        let mut next = std::mem::take(&mut self.next_contacts);
+        next.clear();
+        let (mut created, mut removed) = (0, 0);
+        let mut ic = 0;
+        for idx in 0..self.found.len() {
+            let (key, contact) = self.found[idx];
+            while ic < current.len() && current[ic].0 < key {
+                self.sim.nsds_mut().remove_interaction(current[ic].1)?;
+                removed += 1;
+                ic += 1;
+            }
+            // Body 1 is the dynamic body the normal points to.
+            let (i, j, _) = key;
+            let (b1, b2, c) = if j < nb {
+                (j, Some(i), contact)
+            } else if i < nb {
+                (i, None, contact.flipped())
+            } else {
+                (j, None, contact)
+            };
+            if ic < current.len() && current[ic].0 == key {
+                let id = current[ic].1;
+                ic += 1;
+                let q1 = self.sim.nsds().ds(self.bodies[b1].ds)?.state().q().to_vec();
+                let q2 = match b2 {
+                    Some(b) => Some(self.sim.nsds().ds(self.bodies[b].ds)?.state().q().to_vec()),
+                    None => None,
+                };
+                let relation = self.sim.nsds_mut().relation_mut(id)?;
+                let contact_relation = relation
+                    .as_any_mut()
+                    .and_then(|a| a.downcast_mut::<ContactRelation>())
+                    .expect("scene contacts hold contact relations");
+                contact_relation.update(&c, &q1, q2.as_deref())?;
+                self.order(id, &c)?;
+                next.push((key, id));
+            } else {
+                let (_, _, mi) = self.shape_at(i);
+                let (_, _, mj) = self.shape_at(j);
+                let material = mi.combine(mj);
+                let law = NonsmoothLaw::newton_impact_friction(material.restitution, 0.0, material.friction, 3)?;
+                let ds1 = self.bodies[b1].ds;
+                let nsds = self.sim.nsds_mut();
+                let q1 = nsds.ds(ds1)?.state().q().to_vec();
+                let id = match b2 {
+                    Some(b) => {
+                        let ds2 = self.bodies[b].ds;
+                        let q2 = nsds.ds(ds2)?.state().q().to_vec();
+                        let relation = ContactRelation::new(ContactDimension::Friction3d, &c, &q1, Some(&q2))?;
+                        nsds.link(relation, law, &[ds1, ds2])?
+                    }
+                    None => {
+                        let relation = ContactRelation::new(ContactDimension::Friction3d, &c, &q1, None)?;
+                        nsds.link(relation, law, &[ds1])?
+                    }
+                };
+                created += 1;
+                self.order(id, &c)?;
+                next.push((key, id));
+            }
+        }
+        for &(_, id) in &current[ic..] {
+            self.sim.nsds_mut().remove_interaction(id)?;
+            removed += 1;
+        }
+        current.clear();
+        self.contacts = next;
+        self.next_contacts = current;
+        Ok((created, removed))
+    }
+}
