@@ -15,8 +15,9 @@
 //! `--quick` (or `NONSMOOTH_BENCH_QUICK=1`) restricts everything to a small subset.
 //!
 //! The FC3D report (`fc3d.md`, `fc3d.csv`, `fc3d-profile.svg`) follows, see [`crate::fc3d_report`],
-//! then the kernel report (`kernel.md`, `kernel.csv`), see [`crate::kernel_report`];
-//! `--only lcp`, `--only fc3d` or `--only kernel` runs one of the three.
+//! then the kernel report (`kernel.md`, `kernel.csv`), see [`crate::kernel_report`], then the
+//! mechanics report (`mechanics.md`, `mechanics.csv`: the sphere pile, ours and Rapier's), see
+//! [`crate::mechanics_report`]; `--only lcp|fc3d|kernel|mechanics` runs one of the four.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -43,7 +44,8 @@ pub(crate) struct Options {
     pub(crate) out: Option<PathBuf>,
     pub(crate) reps: u32,
     pub(crate) skip_bench: bool,
-    /// `Some("lcp")`, `Some("fc3d")` or `Some("kernel")`: only that report (default: all three).
+    /// `Some("lcp")`, `Some("fc3d")`, `Some("kernel")` or `Some("mechanics")`: only that report
+    /// (default: all four).
     pub(crate) only: Option<String>,
 }
 
@@ -68,8 +70,8 @@ impl Options {
                 "--out" => o.out = Some(PathBuf::from(value("--out")?)),
                 "--reps" => o.reps = value("--reps")?.parse().context("--reps needs a positive integer")?,
                 "--only" => match value("--only")?.as_str() {
-                    only @ ("lcp" | "fc3d" | "kernel") => o.only = Some(only.to_owned()),
-                    other => bail!("--only takes lcp, fc3d or kernel, not {other:?}"),
+                    only @ ("lcp" | "fc3d" | "kernel" | "mechanics") => o.only = Some(only.to_owned()),
+                    other => bail!("--only takes lcp, fc3d, kernel or mechanics, not {other:?}"),
                 },
                 other => bail!("unknown bench-report option {other:?} (see cargo xtask --help)"),
             }
@@ -87,7 +89,7 @@ impl Options {
     }
 }
 
-/// Runs the LCP report, the FC3D report and the kernel report (or the one `--only` names).
+/// Runs the LCP, FC3D, kernel and mechanics reports (or the one `--only` names).
 pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
     let wanted = |report: &str| o.only.as_deref().is_none_or(|only| only == report);
     if wanted("lcp") {
@@ -98,6 +100,9 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
     }
     if wanted("kernel") {
         crate::kernel_report::run(o)?;
+    }
+    if wanted("mechanics") {
+        crate::mechanics_report::run(o)?;
     }
     Ok(())
 }
@@ -496,6 +501,7 @@ mod tests {
         let only = |v: &str| Options::parse(&["--only".to_string(), v.to_string()]);
         assert_eq!(only("fc3d").unwrap().only.as_deref(), Some("fc3d"));
         assert_eq!(only("lcp").unwrap().only.as_deref(), Some("lcp"));
+        assert_eq!(only("mechanics").unwrap().only.as_deref(), Some("mechanics"));
         assert!(only("mlcp").is_err());
     }
 }

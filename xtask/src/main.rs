@@ -8,8 +8,10 @@
 //!   Siconos 4.4's FC3D solvers, written to `docs/benchmarks/fc3d.{md,csv}` and
 //!   `docs/benchmarks/fc3d-profile.svg`; then the kernel time-stepping benches (bouncing ball,
 //!   bead column and stack) next to Siconos 4.4's Moreau–Jean loop on the same models, written to
-//!   `docs/benchmarks/kernel.{md,csv}` (`--only lcp|fc3d|kernel` runs one of the three). See
-//!   [`bench_report`], [`fc3d_report`] and [`kernel_report`].
+//!   `docs/benchmarks/kernel.{md,csv}`; then the sphere pile of issue 8, ours (NSGS sequential
+//!   and on 2 threads) and Rapier's in the same run, written to `docs/benchmarks/mechanics.{md,csv}`
+//!   (`--only lcp|fc3d|kernel|mechanics` runs one of the four). See [`bench_report`],
+//!   [`fc3d_report`], [`kernel_report`] and [`mechanics_report`].
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +21,7 @@ mod bench_report;
 mod criterion;
 mod fc3d_report;
 mod kernel_report;
+mod mechanics_report;
 mod report;
 
 const USAGE: &str = "\
@@ -26,19 +29,23 @@ usage: cargo xtask <command>
 
 commands:
   bench-report [options]   run the LCP, FC3D and kernel benches, our quality pass and Siconos 4.4
-                           side by side; write docs/benchmarks/lcp.md, lcp.csv, lcp-ratios.svg,
-                           fc3d.md, fc3d.csv, fc3d-profile.svg, kernel.md and kernel.csv
+                           side by side, and the sphere pile (ours and Rapier's); write
+                           docs/benchmarks/lcp.md, lcp.csv, lcp-ratios.svg, fc3d.md, fc3d.csv,
+                           fc3d-profile.svg, kernel.md, kernel.csv, mechanics.md and mechanics.csv
     --quick                a small subset (random n = 50, two collection files, bead models with
-                           N <= 100 and one Siconos kernel run, short measurements), written to
-                           target/bench-report-quick/ unless --out is given
+                           N <= 100 and one Siconos kernel run, a pile of 1000 spheres for 100
+                           steps, short measurements), written to target/bench-report-quick/
+                           unless --out is given
     --baseline NAME        criterion baseline name (default: bench-report)
     --out DIR              output folder (default: docs/benchmarks)
     --reps N               timed repetitions per pair (kernel: per case) in the Siconos scripts
                            (default: 5)
     --skip-bench           reuse the criterion results of the last run with the same baseline
-    --only lcp|fc3d|kernel only the LCP, the FC3D or the kernel report (default: all three; the
-                           FC3D report writes docs/benchmarks/fc3d.md, fc3d.csv and fc3d-profile.svg,
-                           the kernel report docs/benchmarks/kernel.md and kernel.csv)
+    --only lcp|fc3d|kernel|mechanics
+                           only the LCP, the FC3D, the kernel or the mechanics report (default:
+                           all four; the FC3D report writes docs/benchmarks/fc3d.md, fc3d.csv and
+                           fc3d-profile.svg, the kernel report kernel.md and kernel.csv, the
+                           mechanics report mechanics.md and mechanics.csv)
 ";
 
 fn main() -> anyhow::Result<()> {

@@ -173,8 +173,7 @@ pub struct SceneOptions {
     /// Contacts with a gap up to this distance are created (default: `None`, a tenth of the
     /// smallest body's bounding radius).
     pub margin: Option<f64>,
-    /// The FC3D solver (default: NSGS, tolerance `1e-4`, 1000 sweeps, Alart–Curnier local
-    /// solver, warm started).
+    /// The FC3D solver (default: [`SceneOptions::default_nsgs`], warm started).
     pub method: Fc3dMethod,
     /// Newton tolerance and cap of the Moreau–Jean loop (default: `1e-8`, 20).
     pub newton_tolerance: f64,
@@ -197,7 +196,7 @@ impl Default for SceneOptions {
             theta: 0.5,
             gravity: [0.0, 0.0, -9.81],
             margin: None,
-            method: Fc3dMethod::Nsgs(NsgsOptions::default()),
+            method: Fc3dMethod::Nsgs(Self::default_nsgs()),
             newton_tolerance: 1e-8,
             newton_max_iterations: 20,
             on_nonconvergence: NonConvergencePolicy::Continue,
@@ -207,6 +206,16 @@ impl Default for SceneOptions {
 }
 
 impl SceneOptions {
+    /// The NSGS of scenes: tolerance `1e-4` on Siconos' FC3D error, at most 1000 sweeps,
+    /// Alart–Curnier local solver, over-relaxation `ω = 1.5` (on sphere piles it reaches the
+    /// tolerance in about 3 times fewer sweeps than `ω = 1`), and Siconos' default error
+    /// evaluation (the light increment error after each sweep, the full error to stop).
+    pub fn default_nsgs() -> NsgsOptions {
+        NsgsOptions::default()
+            .with_relaxation(1.5)
+            .with_error_evaluation(nonsmooth_numerics::fc::nsgs::NsgsErrorEvaluation::LightWithFullFinal)
+    }
+
     /// Sets the time step.
     pub fn with_time_step(mut self, h: f64) -> Self {
         self.h = h;

@@ -1,5 +1,5 @@
 //! The sphere pile (`nonsmooth::mechanics::pile::SpherePile`): `n` spheres dropped into a box,
-//! Moreau–Jean + FC3D NSGS (tolerance 1e-4, warm started), with the per-step time split into
+//! Moreau–Jean + FC3D NSGS (tolerance 1e-4, warm started, `SceneOptions::default_nsgs`), with the per-step time split into
 //! detection, assembly, solve and update.
 
 use std::time::Duration;
@@ -8,7 +8,6 @@ use nonsmooth::mechanics::MechanicsError;
 use nonsmooth::mechanics::pile::SpherePile;
 use nonsmooth::mechanics::scene::{Scene, SceneOptions, SceneStepReport};
 use nonsmooth::numerics::fc::Fc3dMethod;
-use nonsmooth::numerics::fc::nsgs::NsgsOptions;
 
 /// Sums of the per-step phases over measured steps.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -66,7 +65,7 @@ impl PhaseTimes {
 /// Mechanics errors.
 pub fn build(n: usize, t_end: f64, parallel: bool) -> Result<Scene, MechanicsError> {
     let pile = SpherePile::with_spheres(n);
-    let nsgs = NsgsOptions::default().with_parallel(parallel);
+    let nsgs = SceneOptions::default_nsgs().with_parallel(parallel);
     let options = SceneOptions::default().with_final_time(t_end).with_method(Fc3dMethod::Nsgs(nsgs));
     pile.build(options)
 }

@@ -79,7 +79,11 @@ pub struct NsgsOptions {
     /// Iteration cap of the one-contact solver per visit of a contact (default: 10, Siconos'
     /// internal solver cap; not used by [`NsgsLocalSolver::Quartic`]). At least 1.
     pub local_max_iterations: usize,
-    /// Relaxation `ω ∈ (0, 1]`: `r_c ← ω r_c^local + (1 − ω) r_c` (default: 1, no relaxation).
+    /// Relaxation `ω ∈ (0, 2)`: `r_c ← ω r_c^local + (1 − ω) r_c` (default: 1, no relaxation).
+    /// `ω < 1` under-relaxes; `ω > 1` over-relaxes (SOR): on piles, where the weight has to travel
+    /// through many contacts, `ω = 1.6` cut the sweeps to reach 1e-4 by 3.5× on problems of the
+    /// sphere pile, but convergence is no longer guaranteed for every problem (ω = 1.8 diverged on
+    /// one of them).
     pub relaxation: f64,
     /// Which error is evaluated when (default: [`NsgsErrorEvaluation::Full`]: the stopping test
     /// is then exactly the reported residual, and the sweep counts compare with Siconos'
@@ -186,8 +190,8 @@ impl NsgsOptions {
         options::positive_finite("tolerance", self.tolerance)?;
         options::positive_finite("local_tolerance", self.local_tolerance)?;
         options::at_least_one("local_max_iterations", self.local_max_iterations)?;
-        if !(self.relaxation > 0.0 && self.relaxation <= 1.0) {
-            return Err(NumericsError::InvalidOption { name: "relaxation", reason: "must lie in (0, 1]" });
+        if !(self.relaxation > 0.0 && self.relaxation < 2.0) {
+            return Err(NumericsError::InvalidOption { name: "relaxation", reason: "must lie in (0, 2)" });
         }
         options::at_least_one("error_evaluation_frequency", self.error_evaluation_frequency)?;
         Ok(())
@@ -408,7 +412,7 @@ impl NsgsSolver {
     ///
     /// # Errors
     /// [`NumericsError::InvalidOption`] for a non-positive or non-finite tolerance, a zero
-    /// iteration cap (local), a relaxation outside `(0, 1]` or a zero evaluation frequency.
+    /// iteration cap (local), a relaxation outside `(0, 2)` or a zero evaluation frequency.
     pub fn new(options: NsgsOptions) -> Result<Self, NumericsError> {
         options.validate()?;
         Ok(Self {
@@ -779,7 +783,7 @@ mod tests {
     #[test]
     fn options_are_validated() {
         assert!(matches!(
-            NsgsSolver::new(NsgsOptions::default().with_relaxation(1.5)),
+            NsgsSolver::new(NsgsOptions::default().with_relaxation(2.0)),
             Err(NumericsError::InvalidOption { name: "relaxation", .. })
         ));
         assert!(matches!(

@@ -1,0 +1,165 @@
+//! Our sphere pile ([`nonsmooth::mechanics::pile::SpherePile`], the scene of the `sphere_pile`
+//! example) timed for the mechanics benchmark report `docs/benchmarks/mechanics.md` (issue 8,
+//! items 7 and 8), next to the same pile stepped by Rapier (`src/bin/rapier-pile.rs`).
+//!
+//! The scene: `SpherePile::with_spheres(n)` (the positions of [`PileSpec::with_n`]), Moreau–Jean
+//! at `h = 1e-3` with FC3D solved by the scenes' NSGS (`SceneOptions::default_nsgs`: tolerance
+//! 1e-4, over-relaxation 1.5, warm started from the previous step's reactions); `--parallel` sweeps the contact colours in parallel on rayon's
+//! global pool, set here to 2 threads.
+//!
+//! Usage: `mechanics-pile [--n N] [--steps S] [--measure M] [--parallel]` (defaults 1000, 500,
+//! 200). It steps `S` times, measures the last `M` steps, and prints one JSON line: engine, n, h,
+//! steps, measured, parallel, threads, seconds_per_step (mean over the measured steps of the
+//! scene step's wall time), detection, assembly, solve, update (seconds per step, means over the
+//! measured steps, from [`nonsmooth::mechanics::scene::SceneStepReport`]), contacts (mean per
+//! measured step), sweeps (mean NSGS sweeps), unconverged (measured steps whose FC3D did not
+//! reach its tolerance), max_penetration ([`PileSpec::max_penetration`] on the final centres,
+//! the measure applied to Rapier's), mean_height and initial_mean_height, and the setup time.
+
+use std::time::{Duration, Instant};
+
+use nonsmooth::mechanics::scene::{SceneOptions, SceneStepReport};
+use nonsmooth::numerics::fc::Fc3dMethod;
+use nonsmooth_benches::pile::PileSpec;
+
+/// Threads of rayon's global pool for `--parallel` (the 2-core figure of issue 8).
+const PARALLEL_THREADS: usize = 2;
+
+/// Command-line options.
+struct Args {
+    n: usize,
+    steps: usize,
+    measure: usize,
+    parallel: bool,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args { n: 1000, steps: 500, measure: 200, parallel: false };
+    let mut it = std::env::args().skip(1);
+    while let Some(flag) = it.next() {
+        if flag == "--parallel" {
+            args.parallel = true;
+            continue;
+        }
+        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+        let parsed: usize = value.parse().map_err(|e| format!("{flag} {value}: {e}"))?;
+        match flag.as_str() {
+            "--n" => args.n = parsed,
+            "--steps" => args.steps = parsed,
+            "--measure" => args.measure = parsed,
+            _ => return Err(format!("unknown option {flag}")),
+        }
+    }
+    if args.measure == 0 || args.measure > args.steps {
+        return Err(format!("--measure must lie in 1..=steps ({}), got {}", args.steps, args.measure));
+    }
+    if args.n == 0 {
+        return Err("--n must be positive".into());
+    }
+    Ok(args)
+}
+
+/// Sums over the measured steps.
+#[derive(Default)]
+struct Sums {
+    wall: Duration,
+    detection: Duration,
+    assembly: Duration,
+    solve: Duration,
+    update: Duration,
+    contacts: usize,
+    sweeps: usize,
+    unconverged: usize,
+}
+
+impl Sums {
+    fn add(&mut self, wall: Duration, r: &SceneStepReport) {
+        self.wall += wall;
+        self.detection += r.detection;
+        self.assembly += r.step.timings.assembly;
+        self.solve += r.step.timings.solve;
+        self.update += r.update();
+        self.contacts += r.contacts;
+        if let Some(o) = r.step.osns {
+            self.sweeps += o.iterations;
+            if !o.is_converged() {
+                self.unconverged += 1;
+            }
+        }
+    }
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = parse_args()
+        .map_err(|e| format!("{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--parallel]"))?;
+    let threads = if args.parallel {
+        rayon::ThreadPoolBuilder::new().num_threads(PARALLEL_THREADS).build_global()?;
+        rayon::current_num_threads()
+    } else {
+        1
+    };
+    let spec = PileSpec::with_n(args.n);
+    spec.validate()?;
+    let h = spec.h;
+    let nsgs = SceneOptions::default_nsgs().with_parallel(args.parallel);
+    let tolerance = nsgs.tolerance;
+    let options =
+        SceneOptions::default().with_final_time(h * args.steps as f64 + 0.5 * h).with_method(Fc3dMethod::Nsgs(nsgs));
+    let setup = Instant::now();
+    let mut scene = spec.to_scene().build(options)?;
+    let setup_seconds = setup.elapsed().as_secs_f64();
+    let initial_mean_height = PileSpec::mean_height(&spec.initial_positions());
+
+    let mut sums = Sums::default();
+    for step in 0..args.steps {
+        if !scene.has_next_step() {
+            return Err(format!("the scene ended after {step} of {} steps", args.steps).into());
+        }
+        let t = Instant::now();
+        let report = scene.step()?;
+        let wall = t.elapsed();
+        if step + args.measure >= args.steps {
+            sums.add(wall, &report);
+        }
+        // Progress on standard error every tenth of the run (the large piles take minutes).
+        if (step + 1) % args.steps.div_ceil(10) == 0 {
+            eprintln!(
+                "mechanics-pile n = {}: step {}/{}, {} contacts, {:.1} ms/step",
+                args.n,
+                step + 1,
+                args.steps,
+                report.contacts,
+                1e3 * wall.as_secs_f64()
+            );
+        }
+    }
+
+    let end: Vec<[f64; 3]> = scene.frames().iter().map(|f| f.position).collect();
+    let m = args.measure as f64;
+    let mean = |d: Duration| d.as_secs_f64() / m;
+    let line = serde_json::json!({
+        "engine": "nonsmooth",
+        "precision": "f64",
+        "n": spec.n,
+        "h": h,
+        "steps": args.steps,
+        "measured": args.measure,
+        "parallel": args.parallel,
+        "threads": threads,
+        "seconds_per_step": mean(sums.wall),
+        "detection": mean(sums.detection),
+        "assembly": mean(sums.assembly),
+        "solve": mean(sums.solve),
+        "update": mean(sums.update),
+        "contacts": sums.contacts as f64 / m,
+        "sweeps": sums.sweeps as f64 / m,
+        "unconverged": sums.unconverged,
+        "tolerance": tolerance,
+        "max_penetration": spec.max_penetration(&end),
+        "mean_height": PileSpec::mean_height(&end),
+        "initial_mean_height": initial_mean_height,
+        "setup_seconds": setup_seconds,
+    });
+    println!("{line}");
+    Ok(())
+}

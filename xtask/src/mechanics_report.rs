@@ -1,0 +1,709 @@
+//! The mechanics part of `cargo xtask bench-report` (issue 8, items 7 and 8): the sphere pile
+//! stepped by us (NSGS sequential and on 2 threads) and by Rapier on the same scene in the same
+//! run; writes `mechanics.md` and `mechanics.csv`.
+//!
+//! Steps:
+//! 1. `cargo build --release -p nonsmooth-benches --bin mechanics-pile`, and
+//!    `cargo build --release -p nonsmooth-benches --features rapier --bin rapier-pile` (when the
+//!    Rapier build fails, the report says so and carries our side only);
+//! 2. for every case of [`cases`] (N, steps S, measured steps M): `mechanics-pile --n N --steps S
+//!    --measure M`, the same with `--parallel` (rayon's global pool of 2 threads), and
+//!    `rapier-pile --n N --steps S --measure M`; each prints one JSON line ([`PileRun`]);
+//! 3. the report: one table per N, the targets of issue 8 with PASS / FAIL as measured
+//!    ([`targets`]), the growth of detection and assembly from N = 1000 to N = 20000
+//!    ([`growth`]), what each engine solves, how to run it.
+//!
+//! `--quick` runs N = 1000 only, with fewer steps ([`cases`]).
+
+use std::fmt::Write as _;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::Context;
+use serde_json::Value;
+
+use crate::bench_report::{Options, commit, cpu_model, folders, target_dir, utc_now};
+use crate::report::{cell, csv_field, opt, opt_f64};
+use crate::{cargo, project_root, run_checked};
+
+/// Sphere radius of the pile (`PileSpec::default().radius` in `benches/src/pile.rs`): the
+/// penetrations are shown in units of it.
+pub(crate) const RADIUS: f64 = 0.05;
+
+/// Issue 8's speed target: at N = [`TARGET_N`], at least this many steps per second on 2 cores.
+pub(crate) const STEPS_PER_SECOND_TARGET: f64 = 10.0;
+
+/// Issue 8's comparison target: our per-step time at most this multiple of Rapier's.
+pub(crate) const RAPIER_RATIO_TARGET: f64 = 3.0;
+
+/// The N of the speed and Rapier targets.
+pub(crate) const TARGET_N: usize = 5000;
+
+/// The two ends of the growth measurement (issue 8: "from N = 1000 to N = 20000").
+pub(crate) const GROWTH_FROM: usize = 1000;
+/// See [`GROWTH_FROM`].
+pub(crate) const GROWTH_TO: usize = 20000;
+
+/// "Near-linear": the per-step time of a phase grows at most like `N^1.2` between
+/// [`GROWTH_FROM`] and [`GROWTH_TO`] …
+pub(crate) const MAX_EXPONENT: f64 = 1.2;
+/// … and its time per contact at most like `N^0.2` (the per-step times are taken at different
+/// phases of the fall when the steps differ, the per-contact times remove the contact count).
+pub(crate) const MAX_PER_CONTACT_EXPONENT: f64 = 0.2;
+
+/// One measured pile: N spheres, S steps, the last M measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Case {
+    pub(crate) n: usize,
+    pub(crate) steps: usize,
+    pub(crate) measure: usize,
+}
+
+/// The cases in report order. Full: N = 1000 and 5000 with S = 500, M = 200 (t = 0.3 → 0.5 s:
+/// every layer has landed); N = 20000 with S = 400, M = 100 (t = 0.3 → 0.4 s, after its 26 layers
+/// have landed, at about 1.5–3.5 s per step of ours, measured), so the whole report (three runs per N) fits
+/// in about 25 minutes on 2 cores. `--quick`: N = 1000 with S = 100, M = 50.
+pub(crate) fn cases(quick: bool) -> Vec<Case> {
+    if quick {
+        vec![Case { n: 1000, steps: 100, measure: 50 }]
+    } else {
+        vec![
+            Case { n: 1000, steps: 500, measure: 200 },
+            Case { n: 5000, steps: 500, measure: 200 },
+            Case { n: 20000, steps: 400, measure: 100 },
+        ]
+    }
+}
+
+/// One engine's run on one case: the JSON line of `mechanics-pile` or `rapier-pile`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct PileRun {
+    /// `nonsmooth` or `rapier3d`.
+    pub(crate) engine: String,
+    /// Rapier's crate version (none for ours).
+    pub(crate) version: Option<String>,
+    /// `f64` (ours) or `f32` (Rapier).
+    pub(crate) precision: String,
+    pub(crate) n: usize,
+    pub(crate) h: f64,
+    pub(crate) steps: usize,
+    pub(crate) measured: usize,
+    pub(crate) parallel: bool,
+    pub(crate) threads: usize,
+    /// Mean wall time of a measured step.
+    pub(crate) seconds_per_step: f64,
+    /// Our phases, seconds per step (none for Rapier).
+    pub(crate) detection: Option<f64>,
+    pub(crate) assembly: Option<f64>,
+    pub(crate) solve: Option<f64>,
+    pub(crate) update: Option<f64>,
+    /// Ours: mean contacts per measured step. Rapier: pairs touching (distance ≤ 0) at the end.
+    pub(crate) contacts: f64,
+    /// Rapier: pairs with an active (possibly speculative) contact at the end.
+    pub(crate) active_pairs: Option<u64>,
+    /// Ours: mean NSGS sweeps per measured step.
+    pub(crate) sweeps: Option<f64>,
+    /// Ours: measured steps whose FC3D did not reach its tolerance.
+    pub(crate) unconverged: Option<u64>,
+    /// Largest penetration of the final state (m), measured the same way on both engines.
+    pub(crate) max_penetration: f64,
+    /// Final and initial mean height of the centres (m).
+    pub(crate) mean_height: f64,
+    pub(crate) initial_mean_height: f64,
+}
+
+impl PileRun {
+    /// Reads one line's object; the error names the first missing or mistyped field.
+    pub(crate) fn from_json(v: &Value) -> Result<Self, &'static str> {
+        let text = |k: &'static str| v[k].as_str().map(str::to_owned).ok_or(k);
+        let int = |k: &'static str| v[k].as_u64().and_then(|x| usize::try_from(x).ok()).ok_or(k);
+        let float = |k: &'static str| v[k].as_f64().ok_or(k);
+        let engine = text("engine")?;
+        let ours = engine == "nonsmooth";
+        // Fields only ours prints are required from ours.
+        let ours_float = |k: &'static str| if ours { float(k).map(Some) } else { Ok(None) };
+        let (contacts, active_pairs) = if ours {
+            (float("contacts")?, None)
+        } else {
+            (int("touching_pairs")? as f64, Some(v["contacts"].as_u64().ok_or("contacts")?))
+        };
+        Ok(PileRun {
+            version: v["version"].as_str().map(str::to_owned),
+            precision: text("precision")?,
+            n: int("n")?,
+            h: float("h")?,
+            steps: int("steps")?,
+            measured: int("measured")?,
+            parallel: v["parallel"].as_bool().ok_or("parallel")?,
+            threads: int("threads")?,
+            seconds_per_step: float("seconds_per_step")?,
+            detection: ours_float("detection")?,
+            assembly: ours_float("assembly")?,
+            solve: ours_float("solve")?,
+            update: ours_float("update")?,
+            contacts,
+            active_pairs,
+            sweeps: ours_float("sweeps")?,
+            unconverged: if ours { Some(v["unconverged"].as_u64().ok_or("unconverged")?) } else { None },
+            max_penetration: float("max_penetration")?,
+            mean_height: float("mean_height")?,
+            initial_mean_height: float("initial_mean_height")?,
+            engine,
+        })
+    }
+
+    /// Steps per second.
+    pub(crate) fn steps_per_second(&self) -> Option<f64> {
+        (self.seconds_per_step > 0.0).then(|| 1.0 / self.seconds_per_step)
+    }
+}
+
+/// Parses the output of one run: the last non-blank line of `stdout` must be the JSON object.
+pub(crate) fn parse_run(stdout: &str, source: &str) -> anyhow::Result<PileRun> {
+    let line = stdout.lines().rev().find(|l| !l.trim().is_empty()).with_context(|| format!("{source}: no output"))?;
+    let v: Value = serde_json::from_str(line).with_context(|| format!("{source}: not JSON: {line}"))?;
+    PileRun::from_json(&v).map_err(|field| anyhow::anyhow!("{source}: no valid {field:?} in {line}"))
+}
+
+/// A run, or why it is missing.
+pub(crate) type Side = Result<PileRun, String>;
+
+/// One case of the report: our two runs and Rapier's.
+#[derive(Clone, Debug)]
+pub(crate) struct CaseResult {
+    pub(crate) case: Case,
+    /// NSGS sequential (1 thread).
+    pub(crate) seq: Side,
+    /// NSGS parallel (rayon, 2 threads).
+    pub(crate) par: Side,
+    pub(crate) rapier: Side,
+}
+
+impl CaseResult {
+    /// `run`'s per-step time over Rapier's, when both were measured.
+    pub(crate) fn ratio(&self, run: &Side) -> Option<f64> {
+        let ours = run.as_ref().ok()?.seconds_per_step;
+        let theirs = self.rapier.as_ref().ok()?.seconds_per_step;
+        (theirs > 0.0).then(|| ours / theirs)
+    }
+}
+
+/// A target of issue 8 and how the run met it.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Target {
+    /// The target in words.
+    pub(crate) name: String,
+    /// What was measured (the figures behind the verdict, or why nothing was).
+    pub(crate) measured: String,
+    /// `Some(met)` when measured, `None` when not.
+    pub(crate) met: Option<bool>,
+}
+
+impl Target {
+    pub(crate) fn verdict(&self) -> &'static str {
+        match self.met {
+            Some(true) => "PASS",
+            Some(false) => "**FAIL**",
+            None => "not measured",
+        }
+    }
+}
+
+/// `log(y2 / y1) / log(n2 / n1)`, when both values are positive and the sizes differ.
+pub(crate) fn exponent(n1: usize, y1: f64, n2: usize, y2: f64) -> Option<f64> {
+    (y1 > 0.0 && y2 > 0.0 && n1 > 0 && n2 > 0 && n1 != n2).then(|| (y2 / y1).ln() / (n2 as f64 / n1 as f64).ln())
+}
+
+/// A phase of our step whose growth is measured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Detection,
+    Assembly,
+}
+
+impl Phase {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Phase::Detection => "detection",
+            Phase::Assembly => "assembly",
+        }
+    }
+
+    pub(crate) fn of(self, run: &PileRun) -> Option<f64> {
+        match self {
+            Phase::Detection => run.detection,
+            Phase::Assembly => run.assembly,
+        }
+    }
+}
+
+/// Growth of one phase of the sequential runs from [`GROWTH_FROM`] to [`GROWTH_TO`].
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Growth {
+    /// Seconds per step at the two ends.
+    pub(crate) per_step: Option<(f64, f64)>,
+    /// Seconds per contact at the two ends.
+    pub(crate) per_contact: Option<(f64, f64)>,
+    /// Exponents of the per-step and of the per-contact time.
+    pub(crate) exponent: Option<f64>,
+    pub(crate) per_contact_exponent: Option<f64>,
+}
+
+/// Seconds per contact of a phase of a run.
+pub(crate) fn per_contact(run: &PileRun, phase: Phase) -> Option<f64> {
+    let t = phase.of(run)?;
+    (run.contacts > 0.0).then(|| t / run.contacts)
+}
+
+/// The growth of `phase` on the sequential runs (detection and assembly do not use the pool).
+pub(crate) fn growth(results: &[CaseResult], phase: Phase) -> Growth {
+    let run = |n: usize| results.iter().find(|r| r.case.n == n).and_then(|r| r.seq.as_ref().ok());
+    let (a, b) = (run(GROWTH_FROM), run(GROWTH_TO));
+    let per_step = a.zip(b).and_then(|(a, b)| phase.of(a).zip(phase.of(b)));
+    let per_contact = a.zip(b).and_then(|(a, b)| per_contact(a, phase).zip(per_contact(b, phase)));
+    Growth {
+        per_step,
+        per_contact,
+        exponent: per_step.and_then(|(x, y)| exponent(GROWTH_FROM, x, GROWTH_TO, y)),
+        per_contact_exponent: per_contact.and_then(|(x, y)| exponent(GROWTH_FROM, x, GROWTH_TO, y)),
+    }
+}
+
+/// The faster of our two runs at `n` and its label.
+fn best_ours(results: &[CaseResult], n: usize) -> Option<(&'static str, &PileRun)> {
+    let r = results.iter().find(|r| r.case.n == n)?;
+    let candidates = [("sequential", r.seq.as_ref().ok()), ("parallel, 2 threads", r.par.as_ref().ok())];
+    candidates
+        .into_iter()
+        .filter_map(|(label, run)| Some((label, run?)))
+        .min_by(|a, b| a.1.seconds_per_step.total_cmp(&b.1.seconds_per_step))
+}
+
+/// The targets of issue 8, evaluated on what was measured:
+/// 1. N = 5000: at least 10 steps/s on this 2-core machine (the faster of our sequential and
+///    2-thread runs), every measured step's FC3D converged to the tolerance;
+/// 2. N = 5000: our per-step time within 3× Rapier's, like for like (our sequential run against
+///    Rapier's single-threaded pipeline);
+/// 3. and 4. detection and assembly near-linear from N = 1000 to 20000 (exponent of the per-step
+///    time ≤ [`MAX_EXPONENT`] and of the per-contact time ≤ [`MAX_PER_CONTACT_EXPONENT`]).
+pub(crate) fn targets(results: &[CaseResult]) -> Vec<Target> {
+    let mut out = Vec::new();
+    let speed = best_ours(results, TARGET_N);
+    out.push(Target {
+        name: format!("N = {TARGET_N}: ≥ {STEPS_PER_SECOND_TARGET} steps/s on 2 cores (NSGS to 1e-4, warm started)"),
+        measured: match speed {
+            Some((label, run)) => format!(
+                "{:.2} steps/s ({:.1} ms/step, NSGS {label}); {} of {} measured steps above the tolerance",
+                run.steps_per_second().unwrap_or(0.0),
+                1e3 * run.seconds_per_step,
+                run.unconverged.unwrap_or(0),
+                run.measured
+            ),
+            None => format!("N = {TARGET_N} not run"),
+        },
+        met: speed.map(|(_, run)| {
+            run.steps_per_second().is_some_and(|s| s >= STEPS_PER_SECOND_TARGET) && run.unconverged == Some(0)
+        }),
+    });
+
+    let case = results.iter().find(|r| r.case.n == TARGET_N);
+    let ratio = case.and_then(|c| c.ratio(&c.seq));
+    out.push(Target {
+        name: format!("N = {TARGET_N}: per-step time ≤ {RAPIER_RATIO_TARGET}× Rapier's (both single-threaded)"),
+        measured: match (case, ratio) {
+            (Some(c), Some(r)) => format!(
+                "ours / Rapier = {r:.2} (sequential; 2 threads: {})",
+                c.ratio(&c.par).map_or_else(|| "–".to_owned(), |p| format!("{p:.2}"))
+            ),
+            (Some(c), None) => format!(
+                "no ratio: {}",
+                [&c.seq, &c.rapier].iter().filter_map(|s| s.as_ref().err().cloned()).collect::<Vec<_>>().join("; ")
+            ),
+            (None, _) => format!("N = {TARGET_N} not run"),
+        },
+        met: ratio.map(|r| r <= RAPIER_RATIO_TARGET),
+    });
+
+    for phase in [Phase::Detection, Phase::Assembly] {
+        let g = growth(results, phase);
+        out.push(Target {
+            name: format!(
+                "{} near-linear from N = {GROWTH_FROM} to {GROWTH_TO} (exponent ≤ {MAX_EXPONENT} per step, ≤ \
+                 {MAX_PER_CONTACT_EXPONENT} per contact)",
+                phase.name()
+            ),
+            measured: match (g.exponent, g.per_contact_exponent) {
+                (Some(e), Some(c)) => format!("exponent {e:.2} per step, {c:.2} per contact"),
+                _ => format!("needs the sequential runs at N = {GROWTH_FROM} and {GROWTH_TO}"),
+            },
+            met: g
+                .exponent
+                .zip(g.per_contact_exponent)
+                .map(|(e, c)| e <= MAX_EXPONENT && c <= MAX_PER_CONTACT_EXPONENT),
+        });
+    }
+    out
+}
+
+/// What the header of the report states.
+#[derive(Clone, Debug)]
+pub(crate) struct MechHeader {
+    pub(crate) commit: String,
+    pub(crate) cpu: String,
+    pub(crate) date: String,
+    /// The command that wrote the report.
+    pub(crate) command: String,
+    pub(crate) quick: bool,
+    /// Rapier's version when it ran, else why not.
+    pub(crate) rapier: Result<String, String>,
+    /// Wall time of the whole report (s).
+    pub(crate) elapsed_seconds: f64,
+}
+
+fn ms(x: Option<f64>) -> String {
+    x.map_or_else(|| "–".to_owned(), |s| format!("{:.3}", 1e3 * s))
+}
+
+fn fixed(x: Option<f64>, digits: usize) -> String {
+    x.map_or_else(|| "–".to_owned(), |v| format!("{v:.digits$}"))
+}
+
+/// Label of a side in the tables.
+const LABELS: [&str; 3] = ["ours, NSGS sequential", "ours, NSGS parallel (2 threads)", "Rapier"];
+
+/// One table row of a side.
+fn table_row(result: &CaseResult, label: &str, side: &Side, ours: bool) -> String {
+    let run = match side {
+        Ok(run) => run,
+        Err(reason) => return format!("| {label} | not measured: {} |{}", cell(reason), " |".repeat(11)),
+    };
+    let contacts = match run.active_pairs {
+        Some(active) => format!("{:.0} ({active} active)", run.contacts),
+        None => format!("{:.1}", run.contacts),
+    };
+    format!(
+        "| {label} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.4} | {:.4} | {} |",
+        ms(Some(run.seconds_per_step)),
+        fixed(run.steps_per_second(), 1),
+        ms(run.detection),
+        ms(run.assembly),
+        ms(run.solve),
+        ms(run.update),
+        contacts,
+        fixed(run.sweeps, 1),
+        run.unconverged.map_or_else(|| "–".to_owned(), |u| u.to_string()),
+        run.max_penetration / RADIUS,
+        run.mean_height,
+        if ours { fixed(result.ratio(side), 2) } else { "1".to_owned() },
+    )
+}
+
+/// `docs/benchmarks/mechanics.md`.
+pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# Mechanics: the sphere pile, nonsmooth against Rapier\n");
+    let _ = writeln!(md, "Generated by `{}`; do not edit.\n", header.command);
+    if header.quick {
+        let _ = writeln!(md, "**Quick subset only** (pipeline check): not a measurement to quote.\n");
+    }
+    let _ = writeln!(md, "- commit: `{}`", header.commit);
+    let _ = writeln!(md, "- CPU: {}", header.cpu);
+    let _ = writeln!(md, "- date: {}", header.date);
+    match &header.rapier {
+        Ok(version) => {
+            let _ = writeln!(
+                md,
+                "- Rapier: `rapier3d` {version} (f32, single-threaded pipeline), measured in the same run"
+            );
+        }
+        Err(reason) => {
+            let _ = writeln!(md, "- Rapier not measured: {}", cell(reason));
+        }
+    }
+    let _ = writeln!(
+        md,
+        "- scene (`benches/src/pile.rs`, `crates/mechanics/src/pile.rs`): N spheres of radius r = {RADIUS} m, \
+         density 1000 kg/m³, μ = 0.3, e = 0, on a jittered cubic lattice (spacing 2.2 r) in an open box, at rest, \
+         g = 9.81 m/s², h = 1e-3 s; the same initial positions on both engines"
+    );
+    let steps = results
+        .iter()
+        .map(|r| format!("N = {}: {} steps, the last {} measured", r.case.n, r.case.steps, r.case.measure))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let _ = writeln!(
+        md,
+        "- runs: {steps}; every engine runs the same steps and measures the same ones. A layer k lands after a \
+         fall of about 0.2 r (k + 1), so by t = 0.3 s the 26 layers of N = 20000 have landed; its shorter run \
+         keeps the report within about 25 minutes on 2 cores"
+    );
+    let _ = writeln!(
+        md,
+        "- ours: `benches/src/bin/mechanics-pile.rs` (release), wall time of `Scene::step` averaged over the \
+         measured steps, split by the step report into detection (contact detection and bookkeeping), assembly \
+         (the FC3D problem), solve (NSGS) and update (the rest: iteration matrices, free velocities, state \
+         updates); 2 threads = rayon's global pool of 2 threads for NSGS's parallel colour sweeps"
+    );
+    let _ = writeln!(
+        md,
+        "- Rapier: `benches/src/bin/rapier-pile.rs` (release, feature `rapier`), wall time of `PhysicsWorld::step` \
+         averaged over the measured steps"
+    );
+    let _ = writeln!(md, "- whole report: {:.1} min", header.elapsed_seconds / 60.0);
+
+    let _ = writeln!(md, "\n## Targets (issue 8)\n");
+    let _ = writeln!(md, "| target | measured | verdict |");
+    let _ = writeln!(md, "|---|---|---|");
+    for t in targets(results) {
+        let _ = writeln!(md, "| {} | {} | {} |", cell(&t.name), cell(&t.measured), t.verdict());
+    }
+
+    let _ = writeln!(md, "\n## Per-step cost\n");
+    let _ = writeln!(
+        md,
+        "Times in ms per step (means over the measured steps). Contacts: ours, the mean number of detected \
+         contacts per measured step (gap within the margin r/10; those whose predicted gap `y + h ẏ / 2` closes \
+         enter the FC3D problem); Rapier, the pairs \
+         touching (distance ≤ 0) at the end, and in parentheses the pairs with an active contact (speculative \
+         ones included). Sweeps: mean NSGS sweeps per step; unconv.: measured steps whose FC3D stopped above \
+         the tolerance 1e-4. Max penetration: the deepest sphere–sphere or sphere–wall overlap of the final \
+         state, in units of r, the same measure on both engines. Ratio: per-step time over Rapier's.\n"
+    );
+    for r in results {
+        let _ = writeln!(md, "### N = {} ({} steps, {} measured)\n", r.case.n, r.case.steps, r.case.measure);
+        let _ = writeln!(
+            md,
+            "| engine | ms/step | steps/s | detection | assembly | solve | update | contacts | sweeps | unconv. | \
+             max penetration [r] | mean height [m] | ratio to Rapier |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+        for (k, side) in [&r.seq, &r.par, &r.rapier].into_iter().enumerate() {
+            let _ = writeln!(md, "{}", table_row(r, LABELS[k], side, k < 2));
+        }
+        if let Some(initial) = [&r.seq, &r.par, &r.rapier].iter().find_map(|s| s.as_ref().ok()) {
+            let _ = writeln!(md, "\nInitial mean height: {:.4} m.\n", initial.initial_mean_height);
+        } else {
+            let _ = writeln!(md);
+        }
+    }
+
+    let _ = writeln!(md, "## Growth of detection and assembly with N\n");
+    let _ = writeln!(
+        md,
+        "Our sequential runs. Exponent = log(t({GROWTH_TO}) / t({GROWTH_FROM})) / log({GROWTH_TO} / {GROWTH_FROM}): \
+         1 is linear. The per-step exponent compares steps taken at different moments of the fall when the runs \
+         differ in length; the per-contact one (time per contact of the step) removes the contact count.\n"
+    );
+    let _ = writeln!(md, "| phase | N | ms/step | µs per contact |");
+    let _ = writeln!(md, "|---|---|---|---|");
+    for phase in [Phase::Detection, Phase::Assembly] {
+        for r in results {
+            if let Ok(run) = &r.seq {
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} |",
+                    phase.name(),
+                    r.case.n,
+                    ms(phase.of(run)),
+                    fixed(per_contact(run, phase).map(|t| 1e6 * t), 3)
+                );
+            }
+        }
+    }
+    let _ = writeln!(md);
+    for phase in [Phase::Detection, Phase::Assembly] {
+        let g = growth(results, phase);
+        let _ = writeln!(
+            md,
+            "- {}: exponent {} per step, {} per contact",
+            phase.name(),
+            fixed(g.exponent, 2),
+            fixed(g.per_contact_exponent, 2)
+        );
+    }
+
+    let _ = writeln!(md, "\n## What each solves\n");
+    let _ = writeln!(
+        md,
+        "- **ours**: Moreau–Jean time-stepping (θ = 1/2) of Newton–Euler bodies in f64; at every step the \
+         frictional contact problem (FC3D) with the exact Coulomb cone, solved by NSGS (over-relaxation \
+         ω = 1.5, contacts swept from the top of the pile down) until Siconos' relative error \
+         `fc3d_compute_error` is ≤ 1e-4, warm started from the previous step's reactions. Moreau–Jean \
+         works at the velocity level (Newton impact law on the contacts with `y + h ẏ / 2 ≤ 0`): it keeps no \
+         position constraint, \
+         so spheres overlap by O(h v) at impacts and the penetration stays there (no stabilization)."
+    );
+    let _ = writeln!(
+        md,
+        "- **Rapier 0.36**: f32, soft (compliant) contact constraints, its default integration parameters: 4 \
+         solver iterations (1 internal PGS iteration and 1 stabilization iteration each), predictive \
+         (speculative) contacts within its prediction distance, sleeping bodies allowed. It stops after a fixed \
+         number of iterations, not at a tolerance on the Coulomb problem, and its softness and stabilization \
+         set its penetration (shown above, same measure as ours)."
+    );
+    let _ = writeln!(
+        md,
+        "- The times therefore compare an exact-cone solve to 1e-4 with a fixed-iteration soft solve; the mean \
+         heights and penetrations in the tables compare where the two piles end up."
+    );
+
+    let _ = writeln!(md, "\n## How to run\n");
+    let _ = writeln!(
+        md,
+        "- the report: `cargo xtask bench-report --only mechanics` (`--quick`: N = 1000, 100 steps, 50 measured, \
+         written to `target/bench-report-quick/`)"
+    );
+    let _ = writeln!(
+        md,
+        "- one run of ours: `cargo run --release -p nonsmooth-benches --bin mechanics-pile -- --n 5000 --steps 500 \
+         --measure 200 [--parallel]`"
+    );
+    let _ = writeln!(
+        md,
+        "- one run of Rapier: `cargo run --release -p nonsmooth-benches --features rapier --bin rapier-pile -- --n \
+         5000 --steps 500 --measure 200`"
+    );
+    let _ = writeln!(
+        md,
+        "- the example with a progress bar and a VTK frame: `cargo run --release --example sphere_pile -- --n 5000 \
+         --steps 500 --vtk out/`"
+    );
+    md
+}
+
+/// `docs/benchmarks/mechanics.csv`: one line per (N, engine), empty fields for values not measured.
+pub(crate) fn csv(results: &[CaseResult]) -> String {
+    let mut out = String::from(
+        "n,steps,measured,engine,parallel,threads,seconds_per_step,steps_per_second,detection,assembly,solve,update,\
+         contacts,active_pairs,sweeps,unconverged,max_penetration,mean_height,initial_mean_height,ratio_to_rapier,\
+         status\n",
+    );
+    for r in results {
+        for (k, side) in [&r.seq, &r.par, &r.rapier].into_iter().enumerate() {
+            let engine = ["nonsmooth", "nonsmooth", "rapier3d"][k];
+            let fields = match side {
+                Ok(run) => vec![
+                    r.case.n.to_string(),
+                    r.case.steps.to_string(),
+                    r.case.measure.to_string(),
+                    engine.to_owned(),
+                    run.parallel.to_string(),
+                    run.threads.to_string(),
+                    opt_f64(Some(run.seconds_per_step)),
+                    opt_f64(run.steps_per_second()),
+                    opt_f64(run.detection),
+                    opt_f64(run.assembly),
+                    opt_f64(run.solve),
+                    opt_f64(run.update),
+                    opt_f64(Some(run.contacts)),
+                    opt(run.active_pairs),
+                    opt_f64(run.sweeps),
+                    opt(run.unconverged),
+                    opt_f64(Some(run.max_penetration)),
+                    opt_f64(Some(run.mean_height)),
+                    opt_f64(Some(run.initial_mean_height)),
+                    opt_f64(if k < 2 { r.ratio(side) } else { None }),
+                    "measured".to_owned(),
+                ],
+                Err(reason) => {
+                    let mut v = vec![r.case.n.to_string(), r.case.steps.to_string(), r.case.measure.to_string()];
+                    v.push(engine.to_owned());
+                    v.push((k == 1).to_string());
+                    v.extend(std::iter::repeat_n(String::new(), 15));
+                    v.push(csv_field(&format!("not measured: {reason}")));
+                    v
+                }
+            };
+            out.push_str(&fields.join(","));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Runs one pile binary; a failure becomes the side's reason.
+fn run_pile(bin: &std::path::Path, case: Case, extra: &[&str]) -> Side {
+    let name = bin.file_name().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    eprintln!(
+        "bench-report: {name} --n {} --steps {} --measure {} {}",
+        case.n,
+        case.steps,
+        case.measure,
+        extra.join(" ")
+    );
+    let started = Instant::now();
+    let output = Command::new(bin)
+        .args(["--n", &case.n.to_string(), "--steps", &case.steps.to_string(), "--measure", &case.measure.to_string()])
+        .args(extra)
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .map_err(|e| format!("cannot run {name}: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("{name} failed ({})", output.status));
+    }
+    let run = parse_run(&String::from_utf8_lossy(&output.stdout), &name).map_err(|e| format!("{e:#}"))?;
+    eprintln!("bench-report:   {:.3} ms/step ({:.0} s)", 1e3 * run.seconds_per_step, started.elapsed().as_secs_f64());
+    Ok(run)
+}
+
+/// Runs the mechanics part of the report.
+pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let root = project_root();
+    let target = target_dir()?;
+    let (_, out) = folders(o, &target)?;
+    let release = target.join("release");
+
+    eprintln!("bench-report: building mechanics-pile and rapier-pile");
+    run_checked(cargo().args(["build", "--release", "-p", "nonsmooth-benches", "--bin", "mechanics-pile"]))?;
+    let rapier_built = cargo()
+        .args(["build", "--release", "-p", "nonsmooth-benches", "--features", "rapier", "--bin", "rapier-pile"])
+        .status()
+        .map_err(|e| format!("cannot start cargo: {e}"))
+        .and_then(|s| if s.success() { Ok(()) } else { Err(format!("the rapier-pile build failed ({s})")) });
+    let ours = release.join("mechanics-pile");
+    let rapier = release.join("rapier-pile");
+
+    let mut results = Vec::new();
+    for case in cases(o.quick) {
+        let seq = run_pile(&ours, case, &[]);
+        let par = run_pile(&ours, case, &["--parallel"]);
+        let rapier = match &rapier_built {
+            Ok(()) => run_pile(&rapier, case, &[]),
+            Err(reason) => Err(reason.clone()),
+        };
+        for side in [&seq, &par, &rapier] {
+            if let Err(reason) = side {
+                eprintln!("bench-report:   not measured: {reason}");
+            }
+        }
+        results.push(CaseResult { case, seq, par, rapier });
+    }
+
+    let rapier_version = results
+        .iter()
+        .find_map(|r| r.rapier.as_ref().ok())
+        .map(|r| r.version.clone().unwrap_or_else(|| "(version unknown)".to_owned()))
+        .ok_or_else(|| match &rapier_built {
+            Err(reason) => reason.clone(),
+            Ok(()) => "every rapier-pile run failed".to_owned(),
+        });
+    let header = MechHeader {
+        commit: commit(&root),
+        cpu: cpu_model(),
+        date: utc_now(),
+        command: format!("cargo xtask bench-report --only mechanics{}", if o.quick { " --quick" } else { "" }),
+        quick: o.quick,
+        rapier: rapier_version,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+    };
+    for (name, text) in [("mechanics.md", markdown(&header, &results)), ("mechanics.csv", csv(&results))] {
+        let path = out.join(name);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+        eprintln!("bench-report: wrote {}", path.display());
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
