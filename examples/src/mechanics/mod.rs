@@ -1,4 +1,5 @@
 //! Models of the mechanics examples (Newton–Euler rigid bodies, contact detection, scenes).
 
 pub mod bouncing_ball_nets;
+pub mod rolling_sphere;
 pub mod sphere_pile;
