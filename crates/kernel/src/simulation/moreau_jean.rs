@@ -199,10 +199,20 @@ impl MoreauJeanOsi {
 
     /// Computes `W` of every system at the current iterate (`t` = `t_{k+1}`) and factorizes it.
     pub(crate) fn compute_w(&mut self, nsds: &mut Nsds, t: f64, h: f64) -> Result<(), KernelError> {
+        self.compute_w_of(nsds, t, h, false)
+    }
+
+    /// [`MoreauJeanOsi::compute_w`] of the systems whose `W` was never computed (after a change
+    /// of the model: the nonlinear ones get theirs in the Newton loop anyway).
+    pub(crate) fn compute_new_w(&mut self, nsds: &mut Nsds, t: f64, h: f64) -> Result<(), KernelError> {
+        self.compute_w_of(nsds, t, h, true)
+    }
+
+    fn compute_w_of(&mut self, nsds: &mut Nsds, t: f64, h: f64, only_new: bool) -> Result<(), KernelError> {
         let theta = self.options.theta;
         for i in 0..self.work.len() {
             let work = &mut self.work[i];
-            if !work.present || (work.linear && work.w_ready) {
+            if !work.present || (work.w_ready && (work.linear || only_new)) {
                 continue;
             }
             let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
@@ -217,12 +227,13 @@ impl MoreauJeanOsi {
                 }
             } else {
                 // W = M(q) − hθ ∂F/∂v − h²θ² ∂F/∂q at the iterate.
-                let state = ds.state();
-                let (q, v) = (state.q.clone(), state.v.clone());
-                ds.mass(&q, &mut work.w)?;
                 work.dq.fill(0.0);
                 work.dv.fill(0.0);
-                if ds.forces_jacobians(t, &q, &v, &mut work.dq, &mut work.dv)? {
+                let (q, v) = take_qv(&mut **ds);
+                let result =
+                    ds.mass(&q, &mut work.w).and_then(|()| ds.forces_jacobians(t, &q, &v, &mut work.dq, &mut work.dv));
+                restore_qv(&mut **ds, q, v);
+                if result? {
                     add_scaled(&mut work.w, -h * theta, &work.dv);
                     add_scaled(&mut work.w, -h * h * theta * theta, &work.dq);
                 }
@@ -268,27 +279,26 @@ impl MoreauJeanOsi {
                 add_external_forces(&mut **ds, (t_old, t), coefficients, &mut work.forces, &mut work.residu_free)?;
                 work.residual = 0.0;
             } else {
+                // M(q)(v − v_k), with M in `dq` as scratch, and F(t, q, v).
+                let (q, v) = take_qv(&mut **ds);
+                let result = ds.mass(&q, &mut work.dq).and_then(|()| ds.forces(t, &q, &v, &mut work.forces));
+                restore_qv(&mut **ds, q, v);
+                result?;
                 let state = ds.state();
-                let (q, v) = (state.q.clone(), state.v.clone());
-                let dv: Vec<f64> = v.iter().zip(&state.v_memory).map(|(a, b)| a - b).collect();
-                let forces_memory = state.forces_memory.clone();
-                let p1 = state.p[1].clone();
-                // M(q)(v − v_k), with M in `dq` as scratch.
-                ds.mass(&q, &mut work.dq)?;
                 for (row, r) in work.residu_free.iter_mut().enumerate() {
-                    *r = (0..n).map(|j| work.dq[(row, j)] * dv[j]).sum();
+                    *r = (0..n).map(|j| work.dq[(row, j)] * (state.v[j] - state.v_memory[j])).sum();
                 }
-                ds.forces(t, &q, &v, &mut work.forces)?;
                 let a = -h * theta;
                 let b = -h * (1.0 - theta);
                 // Siconos 4.4's order: r += (−h(1−θ)) F_k, then r += (−hθ) F.
                 for j in 0..n {
-                    work.residu_free[j] += b * forces_memory[j];
+                    work.residu_free[j] += b * state.forces_memory[j];
                 }
                 for j in 0..n {
                     work.residu_free[j] += a * work.forces[j];
                 }
-                work.residual = work.residu_free.iter().zip(&p1).map(|(r, p)| (r - p) * (r - p)).sum::<f64>().sqrt();
+                let p1 = &state.p[1];
+                work.residual = work.residu_free.iter().zip(p1).map(|(r, p)| (r - p) * (r - p)).sum::<f64>().sqrt();
             }
             residual_max = residual_max.max(work.residual);
         }
@@ -379,9 +389,10 @@ impl MoreauJeanOsi {
             state.q_memory.copy_from_slice(&state.q);
             state.v_memory.copy_from_slice(&state.v);
             if !work.linear {
-                let state = ds.state();
-                let (q, v) = (state.q.clone(), state.v.clone());
-                ds.forces(t, &q, &v, &mut work.forces)?;
+                let (q, v) = take_qv(&mut **ds);
+                let result = ds.forces(t, &q, &v, &mut work.forces);
+                restore_qv(&mut **ds, q, v);
+                result?;
                 ds.state_mut().forces_memory.copy_from_slice(&work.forces);
             }
         }
@@ -397,6 +408,19 @@ impl super::osns::FreeState for MoreauJeanOsi {
     fn solve_w(&self, ds: DsId, x: &mut [f64]) {
         MoreauJeanOsi::solve_w(self, ds, x);
     }
+}
+
+/// Takes `q` and `v` out of a system's state (no copy), to pass them to its own methods.
+fn take_qv(ds: &mut dyn SecondOrderDs) -> (Vec<f64>, Vec<f64>) {
+    let state = ds.state_mut();
+    (std::mem::take(&mut state.q), std::mem::take(&mut state.v))
+}
+
+/// Puts back what [`take_qv`] took.
+fn restore_qv(ds: &mut dyn SecondOrderDs, q: Vec<f64>, v: Vec<f64>) {
+    let state = ds.state_mut();
+    state.q = q;
+    state.v = v;
 }
 
 /// `r += a F_ext(t_old)`, then `r += b F_ext(t)` (term by term, in this order), when the

@@ -362,7 +362,7 @@ impl TimeStepping {
             | Integrator::MoreauJeanCombinedProjection(_) => {
                 let osi = self.osi.mj_mut();
                 osi.prepare(&self.nsds);
-                osi.compute_w(&mut self.nsds, t, h0)?;
+                osi.compute_new_w(&mut self.nsds, t, h0)?;
                 if self.k == 0 {
                     osi.initialize_forces(&mut self.nsds, t)?;
                 }
