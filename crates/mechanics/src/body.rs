@@ -28,7 +28,7 @@ use nonsmooth_kernel::KernelError;
 use nonsmooth_kernel::model::{SecondOrderDs, SecondOrderState};
 
 use crate::MechanicsError;
-use crate::lie::{Mat3, Quaternion, Vec3};
+use crate::lie::{Mat3, Quaternion, Vec3, cross};
 
 /// A time-dependent 3-vector (force or moment) `f(t, out)`.
 type VectorFn = Box<dyn FnMut(f64, &mut [f64; 3]) + Send>;
@@ -245,11 +245,6 @@ fn inertia_times(i: &Mat3, w: Vec3) -> Vec3 {
     out
 }
 
-/// `a × b = (a1b2 − a2b1, a2b0 − a0b2, a0b1 − a1b0)`.
-fn cross(a: Vec3, b: Vec3) -> Vec3 {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
 fn check_finite3(what: &'static str, v: &[f64; 3]) -> Result<(), KernelError> {
     if v.iter().all(|x| x.is_finite()) { Ok(()) } else { Err(KernelError::NonFinite { what }) }
 }
@@ -297,7 +292,9 @@ fn exp_twist(w: Vec3, kind: QuaternionExponential) -> [f64; 4] {
     [(phi / 2.0).cos(), w[0] * f, w[1] * f, w[2] * f]
 }
 
-/// The quaternion product `a ∘ b` summed left to right (boost's order, as Siconos).
+/// The quaternion product `a ∘ b` summed left to right (boost's order, as Siconos; the
+/// toolkit's `Quaternion * Quaternion` groups the terms as `p0 q⃗ + q0 p⃗ + p⃗ × q⃗`, which rounds
+/// differently).
 fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
     let [a0, a1, a2, a3] = a;
     let [b0, b1, b2, b3] = b;

@@ -2,6 +2,16 @@
 //!
 //! Newton–Euler rigid bodies with unit quaternions, contact geometry and contact relations
 //! with local frames (seed `000_b50ea4bc6edb00b3.txt` lines 2848-5719).
+//!
+//! - [`lie`]: quaternions, SO(3), `expq`, Rodrigues, `T(Ω)`, `Φ`, `Ψ`, `T(q)`.
+//! - [`body`]: [`body::NewtonEulerDs`], a rigid body implementing the kernel's second-order
+//!   system trait (integrated by the kernel's Moreau–Jean scheme).
+//! - [`contact`]: contact relations with local frames ([`contact::ContactRelation`]) feeding
+//!   FC3D (or, normal only, LCP) one-step problems.
+//! - [`geometry`]: shapes (sphere, half-space, box, capsule), narrow phase, broad phase.
+//! - [`scene`]: a builder and a simulation that detects contacts before every step.
+//! - [`pile`]: the sphere pile of the `sphere_pile` example and of the benchmark report.
+//! - [`output`]: CSV and VTK (ParaView) output.
 
 pub mod body;
 pub mod contact;

@@ -23,27 +23,14 @@ pub use broad::BroadPhase;
 pub use narrow::{ContactPoint, collide};
 pub use shapes::{Aabb, MassProperties, Pose, Shape};
 
-// Small private vector helpers (the lead will move them onto `crate::lie` later).
+// Vector helpers: those of the toolkit, and a few only the geometry needs.
 
 /// A 3-vector.
-type V3 = [f64; 3];
+type V3 = crate::lie::Vec3;
 /// A row-major 3×3 matrix.
-type M3 = [[f64; 3]; 3];
+type M3 = crate::lie::Mat3;
 
-#[inline]
-fn add(a: V3, b: V3) -> V3 {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-
-#[inline]
-fn sub(a: V3, b: V3) -> V3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-#[inline]
-fn scale(s: f64, a: V3) -> V3 {
-    [s * a[0], s * a[1], s * a[2]]
-}
+use crate::lie::{add, cross, dot, mat_vec, norm, scale, sub};
 
 /// `a + s b`.
 #[inline]
@@ -52,29 +39,8 @@ fn axpy(a: V3, s: f64, b: V3) -> V3 {
 }
 
 #[inline]
-fn dot(a: V3, b: V3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-#[inline]
-fn cross(a: V3, b: V3) -> V3 {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-}
-
-#[inline]
-fn norm(a: V3) -> f64 {
-    dot(a, a).sqrt()
-}
-
-#[inline]
 fn neg(a: V3) -> V3 {
     [-a[0], -a[1], -a[2]]
-}
-
-/// `m v`.
-#[inline]
-fn mat_vec(m: &M3, v: V3) -> V3 {
-    [dot(m[0], v), dot(m[1], v), dot(m[2], v)]
 }
 
 /// `mᵀ v`.
