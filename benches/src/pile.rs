@@ -202,6 +202,58 @@ impl PileSpec {
     }
 }
 
+/// The options of the pile timing binaries (`mechanics-pile`, `rapier-pile`):
+/// `--n N --steps S --measure M` (defaults 1000, 500, 200) and the boolean flags they accept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RunArgs {
+    /// Spheres.
+    pub n: usize,
+    /// Steps taken.
+    pub steps: usize,
+    /// Last steps measured.
+    pub measure: usize,
+    /// The boolean flags given (among those accepted).
+    pub flags: Vec<String>,
+}
+
+impl RunArgs {
+    /// Parses `args` (without the program name); `flags` are the accepted boolean flags.
+    ///
+    /// # Errors
+    /// A sentence for an unknown option, a missing or bad value, `measure ∉ 1..=steps` or
+    /// `n = 0`.
+    pub fn parse(args: impl IntoIterator<Item = String>, flags: &[&str]) -> Result<Self, String> {
+        let mut out = Self { n: 1000, steps: 500, measure: 200, flags: Vec::new() };
+        let mut it = args.into_iter();
+        while let Some(flag) = it.next() {
+            if flags.contains(&flag.as_str()) {
+                out.flags.push(flag);
+                continue;
+            }
+            let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
+            let parsed: usize = value.parse().map_err(|e| format!("{flag} {value}: {e}"))?;
+            match flag.as_str() {
+                "--n" => out.n = parsed,
+                "--steps" => out.steps = parsed,
+                "--measure" => out.measure = parsed,
+                _ => return Err(format!("unknown option {flag}")),
+            }
+        }
+        if out.measure == 0 || out.measure > out.steps {
+            return Err(format!("--measure must lie in 1..=steps ({}), got {}", out.steps, out.measure));
+        }
+        if out.n == 0 {
+            return Err("--n must be positive".into());
+        }
+        Ok(out)
+    }
+
+    /// Whether `flag` was given.
+    pub fn has(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -295,5 +347,18 @@ mod tests {
         assert!(PileSpec { radius: 0.0, ..s.clone() }.validate().is_err());
         assert!(PileSpec { restitution: 1.5, ..s.clone() }.validate().is_err());
         assert!(PileSpec { friction: -0.1, ..s }.validate().is_err());
+    }
+
+    #[test]
+    fn run_arguments_parse_and_are_checked() {
+        let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let a =
+            RunArgs::parse(args(&["--n", "5000", "--parallel", "--measure", "50"]), &["--parallel"]).expect("valid");
+        assert_eq!((a.n, a.steps, a.measure), (5000, 500, 50));
+        assert!(a.has("--parallel") && !a.has("--no-sleep"));
+        assert!(RunArgs::parse(args(&["--parallel"]), &[]).is_err());
+        assert!(RunArgs::parse(args(&["--measure", "600"]), &[]).is_err());
+        assert!(RunArgs::parse(args(&["--n", "0"]), &[]).is_err());
+        assert!(RunArgs::parse(args(&["--n"]), &[]).is_err());
     }
 }

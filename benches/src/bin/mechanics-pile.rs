@@ -18,81 +18,17 @@
 
 use std::time::{Duration, Instant};
 
-use nonsmooth::mechanics::scene::{SceneOptions, SceneStepReport};
+use nonsmooth::mechanics::scene::{SceneOptions, StepTotals};
 use nonsmooth::numerics::fc::Fc3dMethod;
 use nonsmooth_benches::pile::PileSpec;
 
 /// Threads of rayon's global pool for `--parallel` (the 2-core figure of issue 8).
 const PARALLEL_THREADS: usize = 2;
 
-/// Command-line options.
-struct Args {
-    n: usize,
-    steps: usize,
-    measure: usize,
-    parallel: bool,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args { n: 1000, steps: 500, measure: 200, parallel: false };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        if flag == "--parallel" {
-            args.parallel = true;
-            continue;
-        }
-        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        let parsed: usize = value.parse().map_err(|e| format!("{flag} {value}: {e}"))?;
-        match flag.as_str() {
-            "--n" => args.n = parsed,
-            "--steps" => args.steps = parsed,
-            "--measure" => args.measure = parsed,
-            _ => return Err(format!("unknown option {flag}")),
-        }
-    }
-    if args.measure == 0 || args.measure > args.steps {
-        return Err(format!("--measure must lie in 1..=steps ({}), got {}", args.steps, args.measure));
-    }
-    if args.n == 0 {
-        return Err("--n must be positive".into());
-    }
-    Ok(args)
-}
-
-/// Sums over the measured steps.
-#[derive(Default)]
-struct Sums {
-    wall: Duration,
-    detection: Duration,
-    assembly: Duration,
-    solve: Duration,
-    update: Duration,
-    contacts: usize,
-    sweeps: usize,
-    unconverged: usize,
-}
-
-impl Sums {
-    fn add(&mut self, wall: Duration, r: &SceneStepReport) {
-        self.wall += wall;
-        self.detection += r.detection;
-        self.assembly += r.step.timings.assembly;
-        self.solve += r.step.timings.solve;
-        self.update += r.update();
-        self.contacts += r.contacts;
-        if let Some(o) = r.step.osns {
-            self.sweeps += o.iterations;
-            if !o.is_converged() {
-                self.unconverged += 1;
-            }
-        }
-    }
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = parse_args()
+    let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--parallel"])
         .map_err(|e| format!("{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--parallel]"))?;
-    let threads = if args.parallel {
+    let threads = if args.has("--parallel") {
         rayon::ThreadPoolBuilder::new().num_threads(PARALLEL_THREADS).build_global()?;
         rayon::current_num_threads()
     } else {
@@ -101,7 +37,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let spec = PileSpec::with_n(args.n);
     spec.validate()?;
     let h = spec.h;
-    let nsgs = SceneOptions::default_nsgs().with_parallel(args.parallel);
+    let nsgs = SceneOptions::default_nsgs().with_parallel(args.has("--parallel"));
     let tolerance = nsgs.tolerance;
     let options =
         SceneOptions::default().with_final_time(h * args.steps as f64 + 0.5 * h).with_method(Fc3dMethod::Nsgs(nsgs));
@@ -110,7 +46,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let setup_seconds = setup.elapsed().as_secs_f64();
     let initial_mean_height = PileSpec::mean_height(&spec.initial_positions());
 
-    let mut sums = Sums::default();
+    let mut sums = StepTotals::default();
+    let mut wall_sum = Duration::ZERO;
     for step in 0..args.steps {
         if !scene.has_next_step() {
             return Err(format!("the scene ended after {step} of {} steps", args.steps).into());
@@ -119,7 +56,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let report = scene.step()?;
         let wall = t.elapsed();
         if step + args.measure >= args.steps {
-            sums.add(wall, &report);
+            sums.add(&report);
+            wall_sum += wall;
         }
         // Progress on standard error every tenth of the run (the large piles take minutes).
         if (step + 1) % args.steps.div_ceil(10) == 0 {
@@ -144,9 +82,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "h": h,
         "steps": args.steps,
         "measured": args.measure,
-        "parallel": args.parallel,
+        "parallel": args.has("--parallel"),
         "threads": threads,
-        "seconds_per_step": mean(sums.wall),
+        "seconds_per_step": mean(wall_sum),
         "detection": mean(sums.detection),
         "assembly": mean(sums.assembly),
         "solve": mean(sums.solve),

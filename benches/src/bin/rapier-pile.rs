@@ -41,40 +41,6 @@ fn rapier_version() -> &'static str {
     "unknown"
 }
 
-/// Command-line options.
-struct Args {
-    n: usize,
-    steps: usize,
-    measure: usize,
-    sleep: bool,
-}
-
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args { n: 1000, steps: 500, measure: 200, sleep: true };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        if flag == "--no-sleep" {
-            args.sleep = false;
-            continue;
-        }
-        let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
-        let parsed: usize = value.parse().map_err(|e| format!("{flag} {value}: {e}"))?;
-        match flag.as_str() {
-            "--n" => args.n = parsed,
-            "--steps" => args.steps = parsed,
-            "--measure" => args.measure = parsed,
-            _ => return Err(format!("unknown option {flag}")),
-        }
-    }
-    if args.measure == 0 || args.measure > args.steps {
-        return Err(format!("--measure must lie in 1..=steps ({}), got {}", args.steps, args.measure));
-    }
-    if args.n == 0 {
-        return Err("--n must be positive".into());
-    }
-    Ok(args)
-}
-
 /// Builds the pile in a Rapier world; returns the world and the sphere bodies in spec order.
 fn build(spec: &PileSpec, sleep: bool) -> (PhysicsWorld, Vec<RigidBodyHandle>) {
     let mut world = PhysicsWorld { gravity: Vector::new(0.0, 0.0, -spec.gravity as f32), ..Default::default() };
@@ -183,12 +149,12 @@ fn threads() -> usize {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args =
-        parse_args().map_err(|e| format!("{e}\nusage: rapier-pile [--n N] [--steps S] [--measure M] [--no-sleep]"))?;
+    let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--no-sleep"])
+        .map_err(|e| format!("{e}\nusage: rapier-pile [--n N] [--steps S] [--measure M] [--no-sleep]"))?;
     let spec = PileSpec::with_n(args.n);
     spec.validate()?;
     let setup = Instant::now();
-    let (mut world, handles) = build(&spec, args.sleep);
+    let (mut world, handles) = build(&spec, !args.has("--no-sleep"));
     let setup_seconds = setup.elapsed().as_secs_f64();
     // Rapier's mass from the density, checked against the spec's (f32 rounding only).
     let rapier_mass = f64::from(world.bodies[handles[0]].mass());
@@ -237,7 +203,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "contacts": contacts,
         "touching_pairs": touching_pairs,
         "sleeping": sleeping,
-        "can_sleep": args.sleep,
+        "can_sleep": !args.has("--no-sleep"),
         "solver_iterations": world.integration_parameters.num_solver_iterations,
         "parallel": cfg!(feature = "rapier-parallel"),
         "threads": threads(),

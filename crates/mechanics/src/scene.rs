@@ -481,6 +481,55 @@ impl SceneStepReport {
     }
 }
 
+/// Sums of [`SceneStepReport`]s over a run (per-phase times, contacts, NSGS sweeps).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepTotals {
+    /// Steps added.
+    pub steps: usize,
+    /// Contact detection and contact bookkeeping.
+    pub detection: Duration,
+    /// One-step problem assembly.
+    pub assembly: Duration,
+    /// One-step problem solver.
+    pub solve: Duration,
+    /// The rest of the steps (iteration matrices, free velocities, updates, outputs).
+    pub update: Duration,
+    /// Contacts summed over the steps.
+    pub contacts: usize,
+    /// Solver iterations (NSGS sweeps) summed over the steps.
+    pub sweeps: usize,
+    /// Steps whose one-step problem did not reach its tolerance.
+    pub unconverged: usize,
+}
+
+impl StepTotals {
+    /// Adds one step.
+    pub fn add(&mut self, r: &SceneStepReport) {
+        self.steps += 1;
+        self.detection += r.detection;
+        self.assembly += r.step.timings.assembly;
+        self.solve += r.step.timings.solve;
+        self.update += r.update();
+        self.contacts += r.contacts;
+        if let Some(o) = r.step.osns {
+            self.sweeps += o.iterations;
+            if !o.is_converged() {
+                self.unconverged += 1;
+            }
+        }
+    }
+
+    /// Seconds per step of a phase total (mean over the steps).
+    pub fn mean(&self, d: Duration) -> f64 {
+        d.as_secs_f64() / self.steps.max(1) as f64
+    }
+
+    /// Seconds per step, all phases.
+    pub fn per_step(&self) -> f64 {
+        self.mean(self.detection + self.assembly + self.solve + self.update)
+    }
+}
+
 /// A scene being simulated (see the module documentation).
 pub struct Scene {
     sim: TimeStepping,
