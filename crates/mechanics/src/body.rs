@@ -499,7 +499,8 @@ impl SecondOrderDs for NewtonEulerDs {
     }
 
     /// The Lie-group θ-update (Siconos 4.4 `MoreauJeanOSI::updatePosition` for Newton–Euler):
-    /// `inc = (hθ) v + (h(1 − θ)) v_k`, `x = x_k + inc_x`, `p = p_k ∘ expq(inc_Ω)`.
+    /// `inc = (hθ) v + (h(1 − θ)) v_k`, `x = x_k + inc_x`, `p = p_k ∘ expq(inc_Ω)`, `p`
+    /// renormalized when `| |p|² − 1 | > 1e-12` (with the exact exponential).
     fn update_position(&self, h: f64, theta: f64, q_memory: &[f64], v_memory: &[f64], v: &[f64], q: &mut [f64]) {
         let a = h * theta;
         let b = h * (1.0 - theta);
@@ -511,10 +512,21 @@ impl SecondOrderDs for NewtonEulerDs {
         for i in 0..3 {
             q[i] = q_memory[i] + inc[i];
         }
-        let p = quat_mul(
+        let mut p = quat_mul(
             [q_memory[3], q_memory[4], q_memory[5], q_memory[6]],
             exp_twist([inc[3], inc[4], inc[5]], self.exponential),
         );
+        // The product of unit quaternions is unit up to round-off, which a long run accumulates:
+        // renormalize once the norm has drifted by more than 1e-12. Siconos never does, and its
+        // small-angle series makes `expq` slightly non-unit: in `QuaternionExponential::Siconos`
+        // mode the drift is kept, as Siconos has it.
+        let n2 = p[0] * p[0] + p[1] * p[1] + p[2] * p[2] + p[3] * p[3];
+        if self.exponential == QuaternionExponential::Exact && (n2 - 1.0).abs() > 1e-12 {
+            let n = n2.sqrt();
+            for x in &mut p {
+                *x /= n;
+            }
+        }
         q[3..7].copy_from_slice(&p);
     }
 }
@@ -595,6 +607,17 @@ mod tests {
         let n = (current[3] * current[3] + current[4] * current[4] + current[5] * current[5] + current[6] * current[6])
             .sqrt();
         assert!((n - 1.0).abs() < 1e-12, "norm {n}");
+    }
+
+    #[test]
+    fn a_drifted_quaternion_is_renormalized() {
+        let b = body();
+        let drifted = [0.0, 0.0, 0.0, 1.0 + 1e-9, 0.0, 0.0, 0.0];
+        let v = [0.0, 0.0, 0.0, 0.3, 0.2, 0.1];
+        let mut q = vec![0.0; 7];
+        b.update_position(1e-3, 0.5, &drifted, &v, &v, &mut q);
+        let n = (q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]).sqrt();
+        assert!((n - 1.0).abs() < 1e-15, "norm {n}");
     }
 
     #[test]
