@@ -227,16 +227,12 @@ impl MoreauJeanOsi {
                 }
             } else {
                 // W = M(q) − hθ ∂F/∂v − h²θ² ∂F/∂q at the iterate.
-                work.dq.fill(0.0);
-                work.dv.fill(0.0);
                 let (q, v) = take_qv(&mut **ds);
+                let coefficients = (-h * theta, -h * h * theta * theta);
                 let result =
-                    ds.mass(&q, &mut work.w).and_then(|()| ds.forces_jacobians(t, &q, &v, &mut work.dq, &mut work.dv));
+                    nonlinear_w(&mut **ds, &q, (t, &q, &v), coefficients, &mut work.w, &mut work.dq, &mut work.dv);
                 restore_qv(&mut **ds, q, v);
-                if result? {
-                    add_scaled(&mut work.w, -h * theta, &work.dv);
-                    add_scaled(&mut work.w, -h * h * theta * theta, &work.dq);
-                }
+                result?;
             }
             work.lu.factorize(&work.w, "iteration matrix W")?;
             work.w_ready = true;
@@ -408,6 +404,27 @@ impl super::osns::FreeState for MoreauJeanOsi {
     fn solve_w(&self, ds: DsId, x: &mut [f64]) {
         MoreauJeanOsi::solve_w(self, ds, x);
     }
+}
+
+/// The iteration matrix of a nonlinear system, `W = M(q) + c_v ∂F/∂v + c_q ∂F/∂q` (the force
+/// Jacobians at `(t, q_f, v_f)`, added in this order; `dq` and `dv` are scratch).
+pub(crate) fn nonlinear_w(
+    ds: &mut dyn SecondOrderDs,
+    q: &[f64],
+    (t, q_f, v_f): (f64, &[f64], &[f64]),
+    (c_v, c_q): (f64, f64),
+    w: &mut Mat<f64>,
+    dq: &mut Mat<f64>,
+    dv: &mut Mat<f64>,
+) -> Result<(), KernelError> {
+    ds.mass(q, w)?;
+    dq.fill(0.0);
+    dv.fill(0.0);
+    if ds.forces_jacobians(t, q_f, v_f, dq, dv)? {
+        add_scaled(w, c_v, dv);
+        add_scaled(w, c_q, dq);
+    }
+    Ok(())
 }
 
 /// Takes `q` and `v` out of a system's state (no copy), to pass them to its own methods.

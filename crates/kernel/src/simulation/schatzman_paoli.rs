@@ -44,7 +44,7 @@
 
 use faer::Mat;
 
-use super::moreau_jean::{add_external_forces, add_scaled, gemv_add};
+use super::moreau_jean::{add_external_forces, add_scaled, gemv_add, nonlinear_w};
 use crate::KernelError;
 use crate::linalg::DenseLu;
 use crate::model::{DsId, Nsds};
@@ -294,13 +294,9 @@ impl SchatzmanPaoliOsi {
             let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
             let (q_theta, v_theta) = theta_state(ds.state(), &work.q_prev, theta, h);
             let q = ds.state().q.clone();
-            ds.mass(&q, &mut work.w)?;
-            work.dq.fill(0.0);
-            work.dv.fill(0.0);
-            if ds.forces_jacobians(t_old + theta * h, &q_theta, &v_theta, &mut work.dq, &mut work.dv)? {
-                add_scaled(&mut work.w, -h * h * theta, &work.dq);
-                add_scaled(&mut work.w, -0.5 * h * theta, &work.dv);
-            }
+            let jacobians_at = (t_old + theta * h, q_theta.as_slice(), v_theta.as_slice());
+            let coefficients = (-0.5 * h * theta, -h * h * theta);
+            nonlinear_w(&mut **ds, &q, jacobians_at, coefficients, &mut work.w, &mut work.dq, &mut work.dv)?;
             work.lu.factorize(&work.w, "Schatzman–Paoli iteration matrix W")?;
         }
         Ok(())
