@@ -662,6 +662,14 @@ impl Scene {
         }
     }
 
+    /// The position `q = (x, p)` of body `b` (a copy, without allocating).
+    fn body_q(&self, b: usize) -> Result<[f64; 7], MechanicsError> {
+        let q = self.sim.nsds().ds(self.bodies[b].ds)?.state().q();
+        let mut out = [0.0; 7];
+        out.copy_from_slice(&q[..7]);
+        Ok(out)
+    }
+
     /// With ordering by height: the contact's priority `P·g` (highest first).
     fn order(&mut self, id: InteractionId, c: &ContactPoint) -> Result<(), MechanicsError> {
         if let Some(g) = self.gravity {
@@ -750,17 +758,13 @@ impl Scene {
             if ic < current.len() && current[ic].0 == key {
                 let id = current[ic].1;
                 ic += 1;
-                let q1 = self.sim.nsds().ds(self.bodies[b1].ds)?.state().q().to_vec();
-                let q2 = match b2 {
-                    Some(b) => Some(self.sim.nsds().ds(self.bodies[b].ds)?.state().q().to_vec()),
-                    None => None,
-                };
+                let (q1, q2) = (self.body_q(b1)?, b2.map(|b| self.body_q(b)).transpose()?);
                 let relation = self.sim.nsds_mut().relation_mut(id)?;
                 let contact_relation = relation
                     .as_any_mut()
                     .and_then(|a| a.downcast_mut::<ContactRelation>())
                     .expect("scene contacts hold contact relations");
-                contact_relation.update(&c, &q1, q2.as_deref())?;
+                contact_relation.update(&c, &q1, q2.as_ref().map(|q| q.as_slice()))?;
                 self.order(id, &c)?;
                 next.push((key, id));
             } else {
@@ -769,16 +773,16 @@ impl Scene {
                 let material = mi.combine(mj);
                 let law = NonsmoothLaw::newton_impact_friction(material.restitution, 0.0, material.friction, 3)?;
                 let ds1 = self.bodies[b1].ds;
+                let q1 = self.body_q(b1)?;
+                let q2 = b2.map(|b| self.body_q(b)).transpose()?;
                 let nsds = self.sim.nsds_mut();
-                let q1 = nsds.ds(ds1)?.state().q().to_vec();
-                let id = match b2 {
-                    Some(b) => {
+                let id = match (b2, q2) {
+                    (Some(b), Some(q2)) => {
                         let ds2 = self.bodies[b].ds;
-                        let q2 = nsds.ds(ds2)?.state().q().to_vec();
                         let relation = ContactRelation::new(ContactDimension::Friction3d, &c, &q1, Some(&q2))?;
                         nsds.link(relation, law, &[ds1, ds2])?
                     }
-                    None => {
+                    _ => {
                         let relation = ContactRelation::new(ContactDimension::Friction3d, &c, &q1, None)?;
                         nsds.link(relation, law, &[ds1])?
                     }
