@@ -7,6 +7,7 @@
 //! and the projection on the Coulomb cone; the solvers come with issue 3. The global form
 //! (`M v = q + H r`) is in [`crate::gfc`].
 
+mod anderson;
 pub mod colouring;
 pub(crate) mod compute_error;
 pub mod fc2d_lcp;

@@ -144,6 +144,57 @@ pub(crate) fn take_off_or_stick(problem: &OneContactProblem) -> Option<[f64; 3]>
     (r[0] > 0.0 && (r[1] * r[1] + r[2] * r[2]).sqrt() <= problem.mu() * r[0]).then_some(r)
 }
 
+/// Relative size, against the smallest diagonal entry, below which the off-diagonal entries of
+/// a one-contact `W` and the difference of its two tangential diagonal entries count as
+/// round-off for [`isotropic_inverse`] (`W = H M⁻¹ Hᵀ` of a sphere contact carries ~1e-14).
+const ISOTROPIC_TOLERANCE: f64 = 1e-12;
+
+/// `(1/a, 1/b)` when `W` is `diag(a, b, b)` up to round-off (off-diagonal entries and
+/// `|W_T1T1 − W_T2T2|` at most `1e-12 · min(a, b)`, `a, b > 0`), with `b` the mean of the two
+/// tangential entries; `None` otherwise. The `W` of a contact between spheres, or between a
+/// sphere and a fixed body, has this form: in the contact frame `(n, t₁, t₂)` the translational
+/// part is `(1/m₁ + 1/m₂) I` and the lever arms `±R n` of isotropic bodies only add the same
+/// rotational term `R²/I` to both tangential entries.
+pub(crate) fn isotropic_inverse(w: &[[f64; 3]; 3]) -> Option<[f64; 2]> {
+    let a = w[0][0];
+    let b = 0.5 * (w[1][1] + w[2][2]);
+    let scale = a.min(w[1][1]).min(w[2][2]);
+    if !(scale > 0.0 && scale.is_finite()) {
+        return None;
+    }
+    let tiny = ISOTROPIC_TOLERANCE * scale;
+    let off = [w[0][1], w[0][2], w[1][0], w[1][2], w[2][0], w[2][1], w[1][1] - w[2][2]];
+    off.iter().all(|v| v.abs() <= tiny).then(|| [1.0 / a, 1.0 / b])
+}
+
+/// The exact solution of the one-contact problem `u = diag(a, b, b) r + q` with friction `μ`,
+/// given `inverse = (1/a, 1/b)` ([`isotropic_inverse`]): the enumeration of seed
+/// `000_b50ea4bc6edb00b3.txt` lines 6285-6518 in closed form, since the normal and tangential
+/// parts decouple.
+///
+/// * take-off, `q_N ≥ 0`: `r = 0`;
+/// * otherwise `r_N = −q_N / a > 0` (so `u_N = 0`) and the sticking candidate `r_T = −q_T / b`
+///   (`u_T = 0`) when `‖r_T‖ ≤ μ r_N`;
+/// * else sliding: `r_T = −μ r_N q_T / ‖q_T‖`, and then `u_T = (1 − μ b r_N / ‖q_T‖) q_T` is a
+///   positive multiple of `q_T` (because sticking failed), so `r_T = −μ r_N u_T / ‖u_T‖` and
+///   `û = (μ‖u_T‖, u_T)` lies on the boundary of the dual cone, orthogonal to `r`.
+pub(crate) fn solve_isotropic(inverse: [f64; 2], q: &[f64; 3], mu: f64) -> [f64; 3] {
+    if q[0] >= 0.0 {
+        return [0.0; 3];
+    }
+    let rn = -q[0] * inverse[0];
+    let rt = [-q[1] * inverse[1], -q[2] * inverse[1]];
+    let norm_t = (rt[0] * rt[0] + rt[1] * rt[1]).sqrt();
+    let radius = mu * rn;
+    if norm_t <= radius {
+        [rn, rt[0], rt[1]]
+    } else {
+        // norm_t > radius ≥ 0, so norm_t > 0.
+        let s = radius / norm_t;
+        [rn, s * rt[0], s * rt[1]]
+    }
+}
+
 /// Solves `A x = b` (3×3) by Gaussian elimination with partial pivoting; `None` when a pivot is
 /// below `1e-14 · max|A|` (numerically singular).
 // Row operations between rows i and k of the same array read best with indices.

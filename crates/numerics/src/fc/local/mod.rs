@@ -17,7 +17,7 @@ mod quartic;
 mod tests;
 
 pub use alart_curnier::{AlartCurnierOptions, alart_curnier_function, solve_alart_curnier};
-pub(crate) use alart_curnier::{solve_alart_curnier_checked, take_off_or_stick};
+pub(crate) use alart_curnier::{isotropic_inverse, solve_alart_curnier_checked, solve_isotropic, take_off_or_stick};
 pub use projection::{OneContactProjectionOptions, solve_projection};
 pub use quartic::{QuarticOptions, solve_quartic};
 

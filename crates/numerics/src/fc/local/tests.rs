@@ -121,3 +121,44 @@ fn take_off_or_stick_is_exact_where_it_applies() {
     }
     assert!(applied > 200 && declined > 200, "both kinds must occur: {applied} applied, {declined} declined");
 }
+
+/// The closed form for `W = diag(a, b, b)` solves every such problem (take-off, sticking and
+/// sliding all occur) to round-off, matches the Alart–Curnier Newton solution, and
+/// `isotropic_inverse` accepts exactly the blocks of that form up to 1e-12.
+#[test]
+fn isotropic_closed_form_is_exact() {
+    let mut rng = StdRng::seed_from_u64(0x150);
+    let mut kinds = [0usize; 3];
+    for _ in 0..3000 {
+        let (a, b) = (rng.random_range(0.1..10.0), rng.random_range(0.1..10.0));
+        let w = [[a, 0.0, 0.0], [0.0, b, 0.0], [0.0, 0.0, b]];
+        let q = std::array::from_fn(|_| rng.random_range(-1.0..1.0));
+        let p = OneContactProblem::new(w, q, rng.random_range(0.0..1.5)).expect("valid");
+        let inverse = super::alart_curnier::isotropic_inverse(p.w()).expect("diag(a, b, b)");
+        let r = super::alart_curnier::solve_isotropic(inverse, p.q(), p.mu());
+        assert!(p.error(&r) <= 1e-15, "{p:?}: {r:?} error {}", p.error(&r));
+        let mut newton = [0.0; 3];
+        let rep = solve_alart_curnier(&p, &mut newton, &AlartCurnierOptions::default()).expect("valid");
+        assert!(rep.is_converged(), "{rep:?}");
+        let gap = (0..3).map(|i| (r[i] - newton[i]).abs()).fold(0.0, f64::max);
+        assert!(gap <= 1e-10 * (1.0 + r[0].abs()), "{r:?} vs Newton {newton:?}");
+        let tangential = (r[1] * r[1] + r[2] * r[2]).sqrt();
+        kinds[if r[0] == 0.0 {
+            0
+        } else if tangential < p.mu() * r[0] * (1.0 - 1e-12) {
+            1
+        } else {
+            2
+        }] += 1;
+    }
+    assert!(kinds.iter().all(|&k| k > 300), "take-off, stick, slide: {kinds:?}");
+    // Off-diagonal terms or unequal tangential entries beyond round-off are declined.
+    let near = [[2.0, 1e-13, 0.0], [1e-13, 3.0, 0.0], [0.0, 0.0, 3.0 + 1e-12]];
+    assert!(super::alart_curnier::isotropic_inverse(&near).is_some());
+    let coupled = [[2.0, 1e-6, 0.0], [1e-6, 3.0, 0.0], [0.0, 0.0, 3.0]];
+    assert!(super::alart_curnier::isotropic_inverse(&coupled).is_none());
+    let anisotropic = [[2.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 0.0, 3.1]];
+    assert!(super::alart_curnier::isotropic_inverse(&anisotropic).is_none());
+    let singular = [[0.0, 0.0, 0.0], [0.0, 3.0, 0.0], [0.0, 0.0, 3.0]];
+    assert!(super::alart_curnier::isotropic_inverse(&singular).is_none());
+}

@@ -1,0 +1,381 @@
+//! Anderson acceleration of a fixed-point iteration on the reactions of a frictional contact
+//! problem, used by NSGS ([`NsgsOptions::anderson_memory`](super::nsgs::NsgsOptions::anderson_memory)).
+//!
+//! One NSGS sweep is a map `G` on the reactions: `g = G(x)`. Anderson acceleration (Anderson
+//! 1965; type II as in Walker and Ni, "Anderson acceleration for fixed-point iterations", SIAM J.
+//! Numer. Anal. 49(4), 2011, section 3) keeps the last `m` differences of the residuals
+//! `f_k = G(x_k) − x_k` and of the images `g_k`, `ΔF = [f_{k−m+1} − f_{k−m}, …, f_k − f_{k−1}]` and
+//! `ΔG` likewise, solves the small least-squares problem `γ = argmin ‖f_k − ΔF γ‖₂` and takes
+//! `x_{k+1} = g_k − ΔG γ` instead of `g_k`. On a linear iteration this is a GMRES-like
+//! extrapolation; on the piecewise-linear NSGS map it is exact wherever the contact statuses
+//! (take-off, stick, slide) stop changing.
+//!
+//! Safeguards for the nonsmooth map: the extrapolated reactions are projected contact by contact
+//! on the Coulomb cones `K_μ` (the set NSGS iterates live in); the history is dropped (restart)
+//! when the residual norm grows by more than [`RESTART_GROWTH`] in one sweep, when the
+//! least-squares system is numerically singular, or when the extrapolation is not finite.
+
+use super::projection::project;
+
+/// Restart when `‖f_k‖ > RESTART_GROWTH · ‖f_{k−1}‖`.
+pub(crate) const RESTART_GROWTH: f64 = 1.5;
+
+/// The acceleration is switched off for the rest of a solve when `‖f‖` has not halved within
+/// this many sweeps (stagnation: on some FC3D problems of sphere piles the extrapolation cycles
+/// at an error of 1e-4–1e-3 while plain sweeps converge).
+pub(crate) const STALL_SWEEPS: usize = 50;
+
+/// Tikhonov term of the normal equations, relative to the trace of `ΔFᵀΔF`.
+const REGULARIZATION: f64 = 1e-10;
+
+/// Largest accepted history (each entry stores two vectors of the problem's size; on the pile
+/// problems memories 3 and 5 did as well as 10).
+pub(crate) const MAX_MEMORY: usize = 8;
+
+/// The state of the acceleration over one solve (buffers reused from one solve to the next).
+#[derive(Debug, Default)]
+pub(crate) struct Anderson {
+    memory: usize,
+    /// `f_k = G(x_k) − x_k`, written by the sweep (the increments of the contact updates).
+    pub(crate) f: Vec<f64>,
+    /// `f_{k−1}` and `g_{k−1}` (valid when `has_previous`).
+    f_previous: Vec<f64>,
+    g_previous: Vec<f64>,
+    has_previous: bool,
+    norm_previous: f64,
+    /// Ring buffers of `Δf` and `Δg`, entry-major (`df[i·memory + j]` is entry `i` of slot `j`,
+    /// so that one pass streams through them); `len` slots valid, slot `next` overwritten next.
+    df: Vec<f64>,
+    dg: Vec<f64>,
+    len: usize,
+    next: usize,
+    /// `ΔFᵀΔF`, `memory × memory`, row-major, for the valid slots.
+    gram: Vec<f64>,
+    /// Restarts so far in this solve.
+    restarts: usize,
+    /// `‖f‖` at the last halving, and the sweeps since.
+    checkpoint: f64,
+    since_checkpoint: usize,
+    /// Switched off after a stall ([`STALL_SWEEPS`]).
+    disabled: bool,
+}
+
+impl Anderson {
+    /// Prepares a solve of `n` unknowns with history `memory ≥ 1`.
+    pub(crate) fn reset(&mut self, memory: usize, n: usize) {
+        self.memory = memory;
+        for v in [&mut self.f, &mut self.f_previous, &mut self.g_previous] {
+            v.clear();
+            v.resize(n, 0.0);
+        }
+        for v in [&mut self.df, &mut self.dg] {
+            v.clear();
+            v.resize(n * memory, 0.0);
+        }
+        self.gram.clear();
+        self.gram.resize(memory * memory, 0.0);
+        self.has_previous = false;
+        self.norm_previous = f64::INFINITY;
+        self.len = 0;
+        self.next = 0;
+        self.restarts = 0;
+        self.checkpoint = f64::INFINITY;
+        self.since_checkpoint = 0;
+        self.disabled = false;
+    }
+
+    /// Whether a stall switched the acceleration off in this solve.
+    pub(crate) fn is_disabled(&self) -> bool {
+        self.disabled
+    }
+
+    /// Restarts so far in this solve.
+    #[cfg(test)]
+    pub(crate) fn restarts(&self) -> usize {
+        self.restarts
+    }
+
+    fn restart(&mut self) {
+        self.len = 0;
+        self.next = 0;
+        self.restarts += 1;
+    }
+
+    /// With `r = g_k = G(x_k)` on entry and [`Anderson::f`] holding `f_k = g_k − x_k`, replaces
+    /// `r` by the accelerated iterate `x_{k+1}` (projected on the cones of `mu`, one per 3
+    /// entries). Leaves `r = g_k` when the history is empty (first sweep, or just restarted) or
+    /// the extrapolation is rejected.
+    ///
+    /// Two passes over the vectors: the first forms the new differences `Δf`, `Δg`, the new
+    /// row of `ΔFᵀΔF`, `ΔFᵀf_k` and `‖f_k‖`, and stores `f_k`, `g_k`; the second forms
+    /// `g_k − ΔG γ` and projects it.
+    ///
+    /// Once `‖f‖` has not halved for [`STALL_SWEEPS`] sweeps, the acceleration is off for the
+    /// rest of the solve (the sweeps go on unaccelerated from the current iterate).
+    pub(crate) fn extrapolate(&mut self, r: &mut [f64], mu: &[f64]) {
+        if self.disabled {
+            return;
+        }
+        let insert = self.has_previous;
+        let s = self.next;
+        let new_len = if insert { (self.len + 1).min(self.memory) } else { self.len };
+        let mut row = [0.0; MAX_MEMORY];
+        let mut b = [0.0; MAX_MEMORY];
+        let norm2 = {
+            let mut pass = FirstPass {
+                r,
+                f: &self.f,
+                f_previous: &mut self.f_previous,
+                g_previous: &mut self.g_previous,
+                df: &mut self.df,
+                dg: &mut self.dg,
+                memory: self.memory,
+                slot: insert.then_some(s),
+            };
+            // The history length as a constant, so that the accumulators stay in registers.
+            macro_rules! run {
+                ($($k:literal)*) => {
+                    match new_len {
+                        $($k => pass.run::<$k>(&mut row, &mut b),)*
+                        // `new_len ≤ memory ≤ MAX_MEMORY = 8` (validated options).
+                        _ => unreachable!("history longer than MAX_MEMORY"),
+                    }
+                };
+            }
+            run!(0 1 2 3 4 5 6 7 8)
+        };
+        let norm = norm2.sqrt();
+        if norm <= 0.5 * self.checkpoint {
+            self.checkpoint = norm;
+            self.since_checkpoint = 0;
+        } else {
+            self.since_checkpoint += 1;
+            if self.since_checkpoint >= STALL_SWEEPS {
+                self.disabled = true;
+                return;
+            }
+        }
+        let grew = self.has_previous && norm > RESTART_GROWTH * self.norm_previous;
+        self.has_previous = true;
+        self.norm_previous = norm;
+        if grew {
+            self.restart();
+            return;
+        }
+        if insert {
+            for (j, &v) in row.iter().enumerate().take(new_len) {
+                self.gram[s * self.memory + j] = v;
+                self.gram[j * self.memory + s] = v;
+            }
+            self.len = new_len;
+            self.next = (s + 1) % self.memory;
+        }
+        let m = self.len;
+        if m == 0 {
+            return;
+        }
+        // Normal equations (ΔFᵀΔF + εI) γ = ΔFᵀ f_k, m ≤ MAX_MEMORY.
+        let mut a = [[0.0; MAX_MEMORY]; MAX_MEMORY];
+        let trace: f64 = (0..m).map(|i| self.gram[i * self.memory + i]).sum();
+        for (i, ai) in a.iter_mut().enumerate().take(m) {
+            ai[..m].copy_from_slice(&self.gram[i * self.memory..i * self.memory + m]);
+            ai[i] += REGULARIZATION * trace;
+        }
+        let Some(gamma) = solve_spd(&mut a, &mut b, m) else {
+            self.restart();
+            return;
+        };
+        let finite = {
+            macro_rules! run {
+                ($($k:literal)*) => {
+                    match m {
+                        $($k => second_pass::<$k>(r, mu, &self.dg, self.memory, &gamma),)*
+                        // `1 ≤ m ≤ memory ≤ MAX_MEMORY = 8` (validated options).
+                        _ => unreachable!("history longer than MAX_MEMORY"),
+                    }
+                };
+            }
+            run!(1 2 3 4 5 6 7 8)
+        };
+        if !finite {
+            r.copy_from_slice(&self.g_previous);
+            self.restart();
+        }
+    }
+}
+
+/// The second pass of [`Anderson::extrapolate`] with `K` slots: `r ← P_K(r − ΔG γ)` contact by
+/// contact; returns whether every entry is finite.
+#[inline(always)]
+fn second_pass<const K: usize>(
+    r: &mut [f64],
+    mu: &[f64],
+    dg: &[f64],
+    memory: usize,
+    gamma: &[f64; MAX_MEMORY],
+) -> bool {
+    let mut finite = true;
+    for ((rc, &mu_c), dgc) in r.chunks_exact_mut(3).zip(mu).zip(dg.chunks_exact(3 * memory)) {
+        let mut x = [rc[0], rc[1], rc[2]];
+        for (xk, dgk) in x.iter_mut().zip(dgc.chunks_exact(memory)) {
+            for j in 0..K {
+                *xk -= gamma[j] * dgk[j];
+            }
+        }
+        project(&mut x, mu_c);
+        finite &= x.iter().all(|v| v.is_finite());
+        rc.copy_from_slice(&x);
+    }
+    finite
+}
+
+/// The first pass of [`Anderson::extrapolate`] over the entries: with `slot = Some(s)`, writes
+/// `Δf = f − f_prev`, `Δg = g − g_prev` into slot `s` and accumulates the new row `⟨Δf_s, Δf_j⟩`;
+/// always accumulates `⟨Δf_j, f⟩` over the first `k` slots and `‖f‖²`, and stores `f`, `g` as
+/// the previous ones.
+struct FirstPass<'a> {
+    r: &'a [f64],
+    f: &'a [f64],
+    f_previous: &'a mut [f64],
+    g_previous: &'a mut [f64],
+    df: &'a mut [f64],
+    dg: &'a mut [f64],
+    memory: usize,
+    slot: Option<usize>,
+}
+
+impl FirstPass<'_> {
+    /// The pass with `k = K` slots (a constant, for small histories); returns `‖f‖²`.
+    #[inline(always)]
+    fn run<const K: usize>(&mut self, row: &mut [f64; MAX_MEMORY], b: &mut [f64; MAX_MEMORY]) -> f64 {
+        let mut acc_row = [0.0; K];
+        let mut acc_b = [0.0; K];
+        let mut norm2 = 0.0;
+        let memory = self.memory;
+        let entries = self
+            .r
+            .iter()
+            .zip(self.f)
+            .zip(self.f_previous.iter_mut().zip(self.g_previous.iter_mut()))
+            .zip(self.df.chunks_exact_mut(memory).zip(self.dg.chunks_exact_mut(memory)));
+        for (((&g, &f), (f_prev, g_prev)), (df, dg)) in entries {
+            norm2 += f * f;
+            if let Some(s) = self.slot {
+                let dfi = f - *f_prev;
+                df[s] = dfi;
+                dg[s] = g - *g_prev;
+                for j in 0..K {
+                    acc_row[j] += dfi * df[j];
+                }
+            }
+            for j in 0..K {
+                acc_b[j] += df[j] * f;
+            }
+            *f_prev = f;
+            *g_prev = g;
+        }
+        row[..K].copy_from_slice(&acc_row);
+        b[..K].copy_from_slice(&acc_b);
+        norm2
+    }
+}
+
+/// Solves the leading `m × m` block of the symmetric positive definite `a x = b` by Cholesky;
+/// `None` when a pivot is not positive (numerically singular history).
+// Index loops over the leading block read best with indices.
+#[allow(clippy::needless_range_loop)]
+fn solve_spd(
+    a: &mut [[f64; MAX_MEMORY]; MAX_MEMORY],
+    b: &mut [f64; MAX_MEMORY],
+    m: usize,
+) -> Option<[f64; MAX_MEMORY]> {
+    for j in 0..m {
+        let mut d = a[j][j];
+        for k in 0..j {
+            d -= a[j][k] * a[j][k];
+        }
+        if !(d > 0.0 && d.is_finite()) {
+            return None;
+        }
+        let l = d.sqrt();
+        a[j][j] = l;
+        for i in j + 1..m {
+            let mut s = a[i][j];
+            for k in 0..j {
+                s -= a[i][k] * a[j][k];
+            }
+            a[i][j] = s / l;
+        }
+    }
+    let mut y = [0.0; MAX_MEMORY];
+    for i in 0..m {
+        let mut s = b[i];
+        for k in 0..i {
+            s -= a[i][k] * y[k];
+        }
+        y[i] = s / a[i][i];
+    }
+    for i in (0..m).rev() {
+        let mut s = y[i];
+        for k in i + 1..m {
+            s -= a[k][i] * y[k];
+        }
+        y[i] = s / a[i][i];
+    }
+    Some(y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cholesky_solves_a_small_spd_system() {
+        let mut a = [[0.0; MAX_MEMORY]; MAX_MEMORY];
+        let mut b = [0.0; MAX_MEMORY];
+        // [[4, 2], [2, 3]] x = [2, 1] → x = [0.5, 0].
+        a[0][0] = 4.0;
+        a[0][1] = 2.0;
+        a[1][0] = 2.0;
+        a[1][1] = 3.0;
+        b[0] = 2.0;
+        b[1] = 1.0;
+        let x = solve_spd(&mut a, &mut b, 2).expect("SPD");
+        assert!((x[0] - 0.5).abs() < 1e-15 && x[1].abs() < 1e-15, "{x:?}");
+        let mut singular = [[0.0; MAX_MEMORY]; MAX_MEMORY];
+        singular[0][0] = 1.0;
+        singular[0][1] = 1.0;
+        singular[1][0] = 1.0;
+        singular[1][1] = 1.0;
+        assert!(solve_spd(&mut singular, &mut b, 2).is_none());
+    }
+
+    #[test]
+    fn accelerates_a_linear_contraction_to_its_fixed_point_in_few_steps() {
+        // G(x) = A x + c with a slowly contracting diagonal A (rates 0.99, 0.9, 0.5) on one
+        // sticking contact far inside the cone (μ large): plain iteration needs ~1400 steps for
+        // 1e-6; Anderson with memory 3 is exact after 4 (a 3-dimensional Krylov space).
+        let rates = [0.99, 0.9, 0.5];
+        let c = [1.0, 0.05, -0.02];
+        let fixed: Vec<f64> = (0..3).map(|i| c[i] / (1.0 - rates[i])).collect();
+        let mut acc = Anderson::default();
+        acc.reset(3, 3);
+        let mut r = vec![0.0; 3];
+        let mut steps = 0;
+        while steps < 50 {
+            steps += 1;
+            for i in 0..3 {
+                let g = rates[i] * r[i] + c[i];
+                acc.f[i] = g - r[i];
+                r[i] = g;
+            }
+            acc.extrapolate(&mut r, &[10.0]);
+            let err: f64 = r.iter().zip(&fixed).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+            if err < 1e-6 * fixed[0] {
+                break;
+            }
+        }
+        assert!(steps <= 6, "{steps} steps");
+        assert_eq!(acc.restarts(), 0);
+    }
+}
