@@ -527,7 +527,9 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
         md,
         "- **ours**: Moreau–Jean time-stepping (θ = 1/2) of Newton–Euler bodies in f64; at every step the \
          frictional contact problem (FC3D) with the exact Coulomb cone, solved by NSGS (over-relaxation \
-         ω = 1.5, contacts swept from the top of the pile down) until Siconos' relative error \
+         ω = 1.5 and Anderson acceleration of the sweeps with memory 3, contacts swept from the top of \
+         the pile down, the one-contact problems of sphere contacts solved in closed form) until Siconos' \
+         relative error \
          `fc3d_compute_error` is ≤ 1e-4, warm started from the previous step's reactions. Moreau–Jean \
          works at the velocity level (Newton impact law on the contacts with `y + h ẏ / 2 ≤ 0`): it keeps no \
          position constraint, \

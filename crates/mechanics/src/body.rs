@@ -9,7 +9,7 @@
 //! `F = [f_ext(t) − f_int(t, q, v) ; M_ext(t, q) − M_int(t, q, v) − Ω × IΩ]`,
 //!
 //! forces in the inertial frame, moments in the body frame (an inertial-frame external moment
-//! `m` is convected, `M = Rᵀ m`, digest D6 [FIX]).
+//! `m` is convected, `M = Rᵀ m`, digest D6 \[FIX\]).
 //!
 //! The kernel's Moreau–Jean scheme integrates it as the seed's nearly implicit θ-scheme (digest
 //! MJ7 (c)) with the Lie-group position update of Siconos 4.4 ([`NewtonEulerDs`]'s
@@ -169,7 +169,7 @@ impl NewtonEulerDs {
     }
 
     /// Sets a time-dependent external moment `m(t, out)` expressed in the inertial frame; the
-    /// body sees `M = Rᵀ m` (digest D6 [FIX]).
+    /// body sees `M = Rᵀ m` (digest D6 \[FIX\]).
     pub fn with_external_moment_inertial_fn(mut self, m: impl FnMut(f64, &mut [f64; 3]) + Send + 'static) -> Self {
         self.m_ext_inertial = Some(Source::Function(Box::new(m)));
         self
@@ -380,6 +380,16 @@ impl SecondOrderDs for NewtonEulerDs {
             }
         }
         Ok(())
+    }
+
+    /// True without the gyroscopic moment, a convected (inertial-frame) moment and user
+    /// Jacobians of the internal wrench (the terms [`SecondOrderDs::forces_jacobians`] adds):
+    /// then `W = 𝕄` at every iterate (spheres, whose isotropic inertia gives `Ω × IΩ = 0`, are
+    /// built without the gyroscopic term by the scenes).
+    fn forces_jacobians_vanish(&self) -> bool {
+        !self.gyroscopic
+            && self.m_ext_inertial.is_none()
+            && self.internal.as_ref().is_none_or(|w| w.jacobian_q.is_none() && w.jacobian_v.is_none())
     }
 
     /// `∂F/∂v = −[0 ; ∂(Ω × IΩ)/∂Ω] − ∂F_int/∂v` and `∂F/∂q · T(q)` (convected moment and user

@@ -84,11 +84,11 @@ pub fn jacobian_block(frame: &Mat3, centre: Vec3, point: Vec3, orientation: Quat
     block
 }
 
-/// Writes the first `rows` rows of `sign · block` into `h` at column `offset`.
-fn write_block(block: &[[f64; 6]; 3], rows: usize, sign: f64, offset: usize, h: &mut Mat<f64>) {
+/// Writes the first `rows` rows of `sign · block` at column `offset` through `set(i, j, x)`.
+fn write_block(block: &[[f64; 6]; 3], rows: usize, sign: f64, offset: usize, set: &mut impl FnMut(usize, usize, f64)) {
     for (i, row) in block.iter().enumerate().take(rows) {
         for (j, x) in row.iter().enumerate() {
-            h[(i, offset + j)] = sign * x;
+            set(i, offset + j, sign * x);
         }
     }
 }
@@ -202,6 +202,18 @@ impl ContactRelation {
         &self.frame
     }
 
+    /// Writes every entry of `H = [H₁ | H₂]` at positions `q` through `set(i, j, x)`.
+    fn write_jacobian(&self, q: &[f64], mut set: impl FnMut(usize, usize, f64)) {
+        let (p1, p2) = self.points(q);
+        let rows = self.dimension.rows();
+        let (g1, r1) = body_pose(&q[..7]);
+        write_block(&jacobian_block(&self.frame, g1, p1, r1), rows, 1.0, 0, &mut set);
+        if self.two_bodies {
+            let (g2, r2) = body_pose(&q[7..14]);
+            write_block(&jacobian_block(&self.frame, g2, p2, r2), rows, -1.0, 6, &mut set);
+        }
+    }
+
     /// The contact points `(P₁, P₂)` in the world at positions `q` (`[q₁; q₂]` for two bodies).
     pub fn points(&self, q: &[f64]) -> (Vec3, Vec3) {
         let p1 = placed(&q[..7], self.local1);
@@ -234,15 +246,15 @@ impl LagrangianRelation for ContactRelation {
 
     /// `H = [H₁ | H₂]` (module documentation).
     fn jacobian(&mut self, _t: f64, q: &[f64], h: &mut Mat<f64>) -> Result<(), KernelError> {
-        let (p1, p2) = self.points(q);
-        let rows = self.dimension.rows();
-        let (g1, r1) = body_pose(&q[..7]);
-        write_block(&jacobian_block(&self.frame, g1, p1, r1), rows, 1.0, 0, h);
-        if self.two_bodies {
-            let (g2, r2) = body_pose(&q[7..14]);
-            write_block(&jacobian_block(&self.frame, g2, p2, r2), rows, -1.0, 6, h);
-        }
+        self.write_jacobian(q, |i, j, x| h[(i, j)] = x);
         Ok(())
+    }
+
+    /// `H = [H₁ | H₂]` row-major (the values of [`ContactRelation::jacobian`]).
+    fn jacobian_rows(&mut self, _t: f64, q: &[f64], rows: &mut [f64]) -> Result<bool, KernelError> {
+        let columns = if self.two_bodies { 12 } else { 6 };
+        self.write_jacobian(q, |i, j, x| rows[i * columns + j] = x);
+        Ok(true)
     }
 }
 

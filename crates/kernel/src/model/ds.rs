@@ -164,6 +164,14 @@ pub trait SecondOrderDs: Send {
         dv: &mut Mat<f64>,
     ) -> Result<bool, KernelError>;
 
+    /// Whether `∂F/∂q` and `∂F/∂v` are identically zero, for every `(t, q, v)` (then
+    /// [`SecondOrderDs::forces_jacobians`] always returns `false`). With a constant mass, the
+    /// Moreau–Jean iteration matrix is then `W = M` at every iterate and step, and is
+    /// factorized once. `false` by default (the Jacobians are then evaluated at every iterate).
+    fn forces_jacobians_vanish(&self) -> bool {
+        false
+    }
+
     /// Writes `F_ext(t)` into `out`; returns `false` (and leaves `out` untouched) when the
     /// system has no external force. Used by the linear time-invariant path.
     ///
@@ -553,6 +561,11 @@ impl SecondOrderDs for LagrangianDs {
             }
         }
         Ok(())
+    }
+
+    /// Without internal and gyroscopic forces (the external force does not depend on the state).
+    fn forces_jacobians_vanish(&self) -> bool {
+        self.f_int.is_none() && self.f_gyr.is_none()
     }
 
     fn forces_jacobians(

@@ -44,6 +44,57 @@ pub(crate) struct FirstOrderWork {
     pub(crate) lambda_alpha: Vec<f64>,
 }
 
+/// One or two items, one per system an interaction links, stored inline (no allocation, and
+/// read with the interaction itself); a slice through `Deref`.
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct Linked<T: Copy> {
+    items: [T; 2],
+    len: usize,
+}
+
+impl<T: Copy> Linked<T> {
+    /// The items of `s`, which holds one or two (the linked systems are checked before).
+    ///
+    /// # Panics
+    /// When `s` is empty or longer than 2.
+    pub(crate) fn from_slice(s: &[T]) -> Self {
+        assert!(!s.is_empty() && s.len() <= 2, "an interaction links one or two systems");
+        Self { items: [s[0], s[s.len() - 1]], len: s.len() }
+    }
+}
+
+impl<T: Copy> std::ops::Deref for Linked<T> {
+    type Target = [T];
+
+    fn deref(&self) -> &[T] {
+        &self.items[..self.len]
+    }
+}
+
+impl<'a, T: Copy> IntoIterator for &'a Linked<T> {
+    type Item = &'a T;
+    type IntoIter = std::slice::Iter<'a, T>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl<T: Copy> IntoIterator for Linked<T> {
+    type Item = T;
+    type IntoIter = std::iter::Take<std::array::IntoIter<T, 2>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.items.into_iter().take(self.len)
+    }
+}
+
+impl<T: Copy + std::fmt::Debug> std::fmt::Debug for Linked<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
 /// Number of levels stored for `y` and `λ` (0: position, 1: velocity, 2: acceleration).
 pub const LEVELS: usize = 3;
 
@@ -54,22 +105,24 @@ pub const LEVELS: usize = 3;
 /// step's values are kept in the memories (`y_memory(1)` is the `ẏ_k` of the restitution law).
 pub struct Interaction {
     pub(crate) relation: Relation,
-    /// Present for the interactions of first-order systems.
-    pub(crate) first_order: Option<FirstOrderWork>,
+    /// Present for the interactions of first-order systems (boxed: the interactions of
+    /// second-order systems stay small, which the passes over all interactions read faster).
+    pub(crate) first_order: Option<Box<FirstOrderWork>>,
     pub(crate) law: NonsmoothLaw,
-    pub(crate) ds: Vec<DsId>,
+    pub(crate) ds: Linked<DsId>,
     pub(crate) size: usize,
     pub(crate) y: [Vec<f64>; LEVELS],
     pub(crate) y_memory: [Vec<f64>; LEVELS],
     pub(crate) lambda: [Vec<f64>; LEVELS],
-    /// `H = ∂h/∂q` at the current iterate, `size × Σ nv`.
+    /// Scratch for `H = ∂h/∂q`, `size × Σ nv`, for the relations that write it as a matrix
+    /// ([`LagrangianRelation::jacobian`]).
     pub(crate) jacobian: Mat<f64>,
-    /// `H` row-major (`size × Σ nv`), the copy the hot loops read.
+    /// `H` at the current iterate, row-major (`size × Σ nv`).
     pub(crate) h_rows: Vec<f64>,
     /// `H` is valid and constant (linear time-invariant relation already evaluated).
     pub(crate) jacobian_constant: bool,
     /// Column offset of each linked system's velocity in `H`.
-    pub(crate) offsets: Vec<usize>,
+    pub(crate) offsets: Linked<usize>,
     /// Concatenated positions and velocities of the linked systems (workspace).
     pub(crate) q_work: Vec<f64>,
     pub(crate) v_work: Vec<f64>,
@@ -160,9 +213,12 @@ impl Interaction {
         self.active
     }
 
-    /// The relation Jacobian `H` at the last evaluation.
-    pub fn jacobian(&self) -> &Mat<f64> {
-        &self.jacobian
+    /// The relation Jacobian `H` at the last evaluation (`size × Σ nv`; `0 × 0` for an
+    /// interaction of first-order systems), a view of its row-major storage.
+    pub fn jacobian(&self) -> faer::MatRef<'_, f64> {
+        let columns = self.v_work.len();
+        let rows = if columns == 0 { 0 } else { self.size };
+        faer::MatRef::from_row_major_slice(&self.h_rows[..rows * columns], rows, columns)
     }
 
     /// Whether the relation had an explicit time derivative at the last output evaluation.
@@ -174,6 +230,13 @@ impl Interaction {
     #[inline]
     pub(crate) fn h(&self, i: usize, j: usize) -> f64 {
         self.h_rows[i * self.v_work.len() + j]
+    }
+
+    /// Copies the outputs into their memories.
+    pub(crate) fn swap_output_memories(&mut self) {
+        for level in 0..LEVELS {
+            self.y_memory[level].copy_from_slice(&self.y[level]);
+        }
     }
 
     /// Re-evaluates `∂h/∂t` at time `t` and the positions gathered at the last evaluation.

@@ -19,7 +19,7 @@ use petgraph::visit::EdgeRef;
 use super::ds::SecondOrderDs;
 use super::first_order::FirstOrderDs;
 use super::first_order_relation::FirstOrderRelation;
-use super::interaction::{FirstOrderWork, Interaction, LEVELS, Relation};
+use super::interaction::{FirstOrderWork, Interaction, LEVELS, Linked, Relation};
 use super::law::NonsmoothLaw;
 use super::relation::LagrangianRelation;
 use crate::KernelError;
@@ -90,6 +90,32 @@ impl DynamicalSystem {
     }
 }
 
+/// Writes `H` of `relation` at positions `q` into `h_rows` (row-major), through
+/// [`LagrangianRelation::jacobian_rows`] or, when the relation does not provide it, through
+/// [`LagrangianRelation::jacobian`] into the scratch matrix `jacobian` (`m × nv`).
+fn evaluate_jacobian(
+    relation: &mut dyn LagrangianRelation,
+    t: f64,
+    q: &[f64],
+    h_rows: &mut [f64],
+    jacobian: &mut Mat<f64>,
+) -> Result<(), KernelError> {
+    if !relation.jacobian_rows(t, q, h_rows)? {
+        jacobian.fill(0.0);
+        relation.jacobian(t, q, jacobian)?;
+        let (m, nv) = (jacobian.nrows(), jacobian.ncols());
+        for j in 0..nv {
+            for (i, h) in jacobian.col_as_slice(j)[..m].iter().enumerate() {
+                h_rows[i * nv + j] = *h;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Interactions per batch of [`Nsds::update_lagrangian_outputs`].
+const GATHER_BATCH: usize = 16;
+
 /// An interaction links one system or two distinct ones.
 fn check_linked_systems(ds: &[DsId]) -> Result<(), KernelError> {
     if ds.is_empty() || ds.len() > 2 {
@@ -123,6 +149,11 @@ pub struct Nsds {
     model: u32,
     /// Generation of each interaction slot (incremented when its interaction is removed).
     generations: Vec<u32>,
+    /// Workspaces of [`Nsds::update_lagrangian_outputs`]: positions and velocities of the
+    /// systems of a batch of interactions, and the interactions.
+    scratch_q: Vec<f64>,
+    scratch_v: Vec<f64>,
+    scratch_nodes: Vec<NodeIndex>,
 }
 
 impl std::fmt::Debug for Nsds {
@@ -153,6 +184,9 @@ impl Nsds {
             ordered: false,
             model: NEXT_MODEL.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             generations: Vec::new(),
+            scratch_q: Vec::new(),
+            scratch_v: Vec::new(),
+            scratch_nodes: Vec::new(),
         }
     }
 
@@ -222,7 +256,7 @@ impl Nsds {
             relation: Relation::Lagrangian(relation),
             first_order: None,
             law,
-            ds: ds.to_vec(),
+            ds: Linked::from_slice(ds),
             size,
             y: zeros(),
             y_memory: zeros(),
@@ -230,7 +264,7 @@ impl Nsds {
             jacobian: Mat::zeros(size, nv),
             h_rows: vec![0.0; size * nv],
             jacobian_constant: false,
-            offsets,
+            offsets: Linked::from_slice(&offsets),
             q_work: vec![0.0; nq],
             v_work: vec![0.0; nv],
             h_dot: vec![0.0; size],
@@ -276,7 +310,7 @@ impl Nsds {
         let zeros = || std::array::from_fn::<_, LEVELS, _>(|_| vec![0.0; m]);
         let interaction = Interaction {
             relation: Relation::FirstOrder(Box::new(relation)),
-            first_order: Some(FirstOrderWork {
+            first_order: Some(Box::new(FirstOrderWork {
                 c: Mat::zeros(m, n),
                 d: Mat::zeros(m, m),
                 k: Mat::zeros(n, n),
@@ -287,9 +321,9 @@ impl Nsds {
                 x_work: vec![0.0; n],
                 x_alpha: vec![0.0; n],
                 lambda_alpha: vec![0.0; m],
-            }),
+            })),
             law,
-            ds: ds.to_vec(),
+            ds: Linked::from_slice(ds),
             size: m,
             y: zeros(),
             y_memory: zeros(),
@@ -297,7 +331,7 @@ impl Nsds {
             jacobian: Mat::zeros(0, 0),
             h_rows: Vec::new(),
             jacobian_constant: false,
-            offsets,
+            offsets: Linked::from_slice(&offsets),
             q_work: Vec::new(),
             v_work: Vec::new(),
             h_dot: Vec::new(),
@@ -340,7 +374,9 @@ impl Nsds {
             self.interaction_graph.remove_node(id.0).ok_or(KernelError::UnknownInteraction(id.index()))?;
         self.generations[id.index()] += 1;
         self.ds_graph.remove_edge(interaction.ds_edge);
-        self.active.retain(|&a| a != id);
+        if interaction.active {
+            self.active.retain(|&a| a != id);
+        }
         self.topology_version += 1;
         Ok(interaction)
     }
@@ -528,18 +564,22 @@ impl Nsds {
             return Ok(());
         }
         self.gather(id);
+        self.jacobian_at_gathered(id, t)
+    }
+
+    /// [`Nsds::update_jacobian`] at the positions already gathered in the interaction's
+    /// workspace (nothing for a constant Jacobian already evaluated).
+    fn jacobian_at_gathered(&mut self, id: InteractionId, t: f64) -> Result<(), KernelError> {
         let inter = &mut self.interaction_graph[id.0];
-        inter.jacobian.fill(0.0);
-        let Relation::Lagrangian(relation) = &mut inter.relation else {
+        if inter.jacobian_constant {
+            return Ok(());
+        }
+        let Interaction { relation, q_work, .. } = inter;
+        let Relation::Lagrangian(relation) = relation else {
             return Err(not_lagrangian(id));
         };
-        relation.jacobian(t, &inter.q_work, &mut inter.jacobian)?;
-        let nv = inter.v_work.len();
-        for i in 0..inter.size {
-            for j in 0..nv {
-                inter.h_rows[i * nv + j] = inter.jacobian[(i, j)];
-            }
-        }
+        let (h_rows, jacobian) = (&mut inter.h_rows, &mut inter.jacobian);
+        evaluate_jacobian(&mut **relation, t, q_work, h_rows, jacobian)?;
         inter.jacobian_constant = relation.is_linear_time_invariant();
         Ok(())
     }
@@ -547,8 +587,8 @@ impl Nsds {
     /// Computes `y[0] = h(q, t)` and `y[1] = H v + ∂h/∂t` of interaction `id` from the current
     /// state, with `H` at the current positions.
     pub(crate) fn update_output(&mut self, id: InteractionId, t: f64) -> Result<(), KernelError> {
-        self.update_jacobian(id, t)?;
         self.gather(id);
+        self.jacobian_at_gathered(id, t)?;
         let inter = &mut self.interaction_graph[id.0];
         let Interaction { relation, y, h_rows, q_work, v_work, h_dot, has_h_dot, .. } = inter;
         let Relation::Lagrangian(relation) = relation else {
@@ -557,10 +597,10 @@ impl Nsds {
         let nv = v_work.len();
         relation.output(t, q_work, &mut y[0])?;
         *has_h_dot = relation.time_derivative(t, q_work, h_dot)?;
-        for (i, yi) in y[1].iter_mut().enumerate() {
+        for (i, (yi, h_row)) in y[1].iter_mut().zip(h_rows.chunks_exact(nv)).enumerate() {
             let mut s = 0.0;
-            for (j, vj) in v_work.iter().enumerate() {
-                s += h_rows[i * nv + j] * vj;
+            for (h, vj) in h_row.iter().zip(v_work.iter()) {
+                s += h * vj;
             }
             if *has_h_dot {
                 s += h_dot[i];
@@ -570,13 +610,118 @@ impl Nsds {
         Ok(())
     }
 
+    /// [`Nsds::update_output`] of every interaction of second-order systems, by slot.
+    ///
+    /// The outputs and `H` are those of [`Nsds::update_output`]; the positions and velocities
+    /// are read from the systems without being kept in the interactions' workspaces (the
+    /// positions are kept for a relation with `∂h/∂t`, which the velocity-level problem
+    /// re-evaluates at them). The interactions go by batches whose systems' states are
+    /// gathered first: these independent reads, scattered in memory, then overlap.
+    pub(crate) fn update_lagrangian_outputs(&mut self, t: f64) -> Result<(), KernelError> {
+        let mut nodes = std::mem::take(&mut self.scratch_nodes);
+        nodes.clear();
+        nodes.extend(self.interaction_graph.node_indices().filter(|&n| !self.interaction_graph[n].is_first_order()));
+        let result = nodes.chunks(GATHER_BATCH).try_for_each(|chunk| {
+            let (ends_q, ends_v) = self.gather_batch(chunk, true);
+            let Nsds { interaction_graph, scratch_q, scratch_v, .. } = self;
+            let (mut q0, mut v0) = (0, 0);
+            for (k, &node) in chunk.iter().enumerate() {
+                let (q, v) = (&scratch_q[q0..ends_q[k]], &scratch_v[v0..ends_v[k]]);
+                (q0, v0) = (ends_q[k], ends_v[k]);
+                let Interaction { relation, y, h_rows, jacobian, jacobian_constant, q_work, h_dot, has_h_dot, .. } =
+                    &mut interaction_graph[node];
+                let Relation::Lagrangian(relation) = relation else { continue };
+                if !*jacobian_constant {
+                    evaluate_jacobian(&mut **relation, t, q, h_rows, jacobian)?;
+                    *jacobian_constant = relation.is_linear_time_invariant();
+                }
+                relation.output(t, q, &mut y[0])?;
+                *has_h_dot = relation.time_derivative(t, q, h_dot)?;
+                if *has_h_dot {
+                    q_work.copy_from_slice(q);
+                }
+                // ẏ = H v + ∂h/∂t, summed over the columns in order, as `update_output` does.
+                for (i, (yi, h_row)) in y[1].iter_mut().zip(h_rows.chunks_exact(v.len())).enumerate() {
+                    let mut s = 0.0;
+                    for (h, vj) in h_row.iter().zip(v) {
+                        s += h * vj;
+                    }
+                    if *has_h_dot {
+                        s += h_dot[i];
+                    }
+                    *yi = s;
+                }
+            }
+            Ok(())
+        });
+        self.scratch_nodes = nodes;
+        result
+    }
+
+    /// [`Nsds::update_jacobian`] of the interactions `ids` at the current positions only (the
+    /// velocities are not gathered: the interactions' gathered velocities stay those of their
+    /// last output; the positions are kept for a relation with `∂h/∂t`), by batches as
+    /// [`Nsds::update_lagrangian_outputs`].
+    pub(crate) fn update_jacobians_at_positions(&mut self, ids: &[InteractionId], t: f64) -> Result<(), KernelError> {
+        let mut nodes = std::mem::take(&mut self.scratch_nodes);
+        nodes.clear();
+        nodes.extend(ids.iter().map(|id| id.0).filter(|&n| !self.interaction_graph[n].jacobian_constant));
+        let result = nodes.chunks(GATHER_BATCH).try_for_each(|chunk| {
+            let (ends_q, _) = self.gather_batch(chunk, false);
+            let Nsds { interaction_graph, scratch_q, .. } = self;
+            let mut q0 = 0;
+            for (k, &node) in chunk.iter().enumerate() {
+                let q = &scratch_q[q0..ends_q[k]];
+                q0 = ends_q[k];
+                let Interaction { relation, h_rows, jacobian, jacobian_constant, q_work, has_h_dot, .. } =
+                    &mut interaction_graph[node];
+                let Relation::Lagrangian(relation) = relation else {
+                    return Err(KernelError::InvalidModel(format!(
+                        "interaction {} does not link second-order systems",
+                        node.index()
+                    )));
+                };
+                evaluate_jacobian(&mut **relation, t, q, h_rows, jacobian)?;
+                *jacobian_constant = relation.is_linear_time_invariant();
+                if *has_h_dot {
+                    q_work.copy_from_slice(q);
+                }
+            }
+            Ok(())
+        });
+        self.scratch_nodes = nodes;
+        result
+    }
+
+    /// Gathers the positions (and with `velocities`, the velocities) of the systems of the
+    /// interactions `chunk` into `scratch_q` (`scratch_v`), one interaction after the other;
+    /// returns where each interaction's data ends.
+    fn gather_batch(
+        &mut self,
+        chunk: &[NodeIndex],
+        velocities: bool,
+    ) -> ([usize; GATHER_BATCH], [usize; GATHER_BATCH]) {
+        let Nsds { interaction_graph, ds_graph, scratch_q, scratch_v, .. } = self;
+        scratch_q.clear();
+        scratch_v.clear();
+        let (mut ends_q, mut ends_v) = ([0; GATHER_BATCH], [0; GATHER_BATCH]);
+        for (k, &node) in chunk.iter().enumerate() {
+            for &d in &interaction_graph[node].ds {
+                let s = ds_graph[d.0].second().expect("a Lagrangian interaction links second-order systems").state();
+                scratch_q.extend_from_slice(&s.q);
+                if velocities {
+                    scratch_v.extend_from_slice(&s.v);
+                }
+            }
+            (ends_q[k], ends_v[k]) = (scratch_q.len(), scratch_v.len());
+        }
+        (ends_q, ends_v)
+    }
+
     /// Copies the outputs into their memories (beginning of a step).
     pub(crate) fn swap_output_memories(&mut self) {
         for inter in self.interaction_graph.node_weights_mut() {
-            for level in 0..LEVELS {
-                let Interaction { y, y_memory, .. } = inter;
-                y_memory[level].copy_from_slice(&y[level]);
-            }
+            inter.swap_output_memories();
         }
     }
 
@@ -624,6 +769,11 @@ impl Nsds {
         self.interaction_graph.contains_node(node).then(|| InteractionId(node, self.model, self.generations[i]))
     }
 
+    /// The handle of the system in slot `i`, known to be occupied (a slot of a linked system).
+    pub(crate) fn ds_id_at(&self, i: usize) -> DsId {
+        DsId(NodeIndex::new(i), self.model)
+    }
+
     /// The handle of the system in slot `i`, when the slot is occupied.
     pub(crate) fn ds_at(&self, i: usize) -> Option<DsId> {
         let node = NodeIndex::new(i);
@@ -640,26 +790,22 @@ impl Nsds {
         self.ds_graph.node_weight_mut(NodeIndex::new(i)).and_then(DynamicalSystem::first_mut)
     }
 
-    /// `p[1] += Σ_{α active} H_αᵀ λ_α[1]` on the systems of the active interactions.
-    pub(crate) fn accumulate_inputs(&mut self) {
-        let active = std::mem::take(&mut self.active);
-        self.accumulate_inputs_at(&active, 1);
-        self.active = active;
-    }
-
     /// `p[level] += Σ_{α ∈ ids} H_αᵀ λ_α[level]` on the systems of the interactions `ids`.
     pub(crate) fn accumulate_inputs_at(&mut self, ids: &[InteractionId], level: usize) {
         for &id in ids {
             let inter = &self.interaction_graph[id.0];
+            let nv = inter.v_work.len();
+            let lambda = &inter.lambda[level];
             for (jj, &d) in inter.ds.iter().enumerate() {
                 let off = inter.offsets[jj];
                 let system =
                     self.ds_graph[d.0].second_mut().expect("a Lagrangian interaction links second-order systems");
                 let p = &mut system.state_mut().p[level];
+                let h = &inter.h_rows[off..];
                 for (c, pc) in p.iter_mut().enumerate() {
                     let mut s = 0.0;
-                    for (i, l) in inter.lambda[level].iter().enumerate() {
-                        s += inter.h(i, off + c) * l;
+                    for (i, l) in lambda.iter().enumerate() {
+                        s += h[i * nv + c] * l;
                     }
                     *pc += s;
                 }

@@ -50,6 +50,18 @@ pub trait LagrangianRelation: Send {
     /// [`KernelError::NonFiniteCallback`] when a user function returns NaN or infinity.
     fn jacobian(&mut self, t: f64, q: &[f64], h: &mut Mat<f64>) -> Result<(), KernelError>;
 
+    /// Writes every entry of `H = ∂h/∂q(q, t)` row-major (`m × nv`) into `rows` and returns
+    /// `true`, or returns `false` (the default, `rows` untouched) to have
+    /// [`LagrangianRelation::jacobian`] write it as a matrix. A relation evaluated at every
+    /// step (a contact) implements it to spare the kernel the matrix and its copy; both must
+    /// give the same values.
+    ///
+    /// # Errors
+    /// [`KernelError::NonFiniteCallback`] when a user function returns NaN or infinity.
+    fn jacobian_rows(&mut self, _t: f64, _q: &[f64], _rows: &mut [f64]) -> Result<bool, KernelError> {
+        Ok(false)
+    }
+
     /// Writes the explicit time derivative `∂h/∂t(q, t)` into `out` and returns `true`, or
     /// returns `false` for a relation without explicit time dependence.
     ///

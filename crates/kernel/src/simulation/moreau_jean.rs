@@ -66,12 +66,24 @@ struct DsWork {
     linear: bool,
     /// `W` is factorized for the current `h` (linear time-invariant systems only keep it).
     w_ready: bool,
+    /// `W = M` at every iterate and step (constant mass, force Jacobians identically zero,
+    /// [`SecondOrderDs::forces_jacobians_vanish`]): factorized once, like a linear system's.
+    constant_w: bool,
+    /// The mass does not depend on `q` ([`SecondOrderDs::is_mass_constant`]).
+    constant_mass: bool,
     w: Mat<f64>,
     lu: DenseLu,
-    residu_free: Vec<f64>,
-    v_free: Vec<f64>,
-    forces: Vec<f64>,
-    rhs: Vec<f64>,
+    /// `W` is diagonal (and larger than 1 × 1): `W⁻¹` is applied by division by its diagonal,
+    /// kept in [`FlatVectors::diagonal`], which gives the values of the LU solve (see
+    /// [`apply_w_inv`]).
+    diagonal: bool,
+    /// `M` row-major is in [`FlatVectors::mass_rows`] (computed once for a constant mass).
+    mass_ready: bool,
+    /// Size `n` of the velocity, and where the system's vectors start in [`FlatVectors`]
+    /// (`start` for the vectors of size `n`, `mass_start` for `M`).
+    n: usize,
+    start: usize,
+    mass_start: usize,
     dq: Mat<f64>,
     dv: Mat<f64>,
     /// Last residual norm `‖R_free − p‖₂` (Newton test).
@@ -84,15 +96,83 @@ impl Default for DsWork {
             present: false,
             linear: false,
             w_ready: false,
+            constant_w: false,
+            constant_mass: false,
             w: Mat::zeros(0, 0),
             lu: DenseLu::default(),
-            residu_free: Vec::new(),
-            v_free: Vec::new(),
-            forces: Vec::new(),
-            rhs: Vec::new(),
+            diagonal: false,
+            mass_ready: false,
+            n: 0,
+            start: 0,
+            mass_start: 0,
             dq: Mat::zeros(0, 0),
             dv: Mat::zeros(0, 0),
             residual: 0.0,
+        }
+    }
+}
+
+/// The vectors of every system, one after the other (system `i` at
+/// `[work[i].start, work[i].start + n)`, its `M` at `[work[i].mass_start, … + n²)`): the passes
+/// over the systems read them in order.
+#[derive(Debug, Default)]
+struct FlatVectors {
+    residu_free: Vec<f64>,
+    v_free: Vec<f64>,
+    forces: Vec<f64>,
+    rhs: Vec<f64>,
+    /// The diagonal of `W` of the systems whose `W` is diagonal.
+    diagonal: Vec<f64>,
+    /// `M` row-major, as the residual reads it.
+    mass_rows: Vec<f64>,
+}
+
+impl FlatVectors {
+    /// Room for a system of size `n`: returns `(start, mass_start)`.
+    fn push(&mut self, n: usize) -> (usize, usize) {
+        let start = self.v_free.len();
+        for v in [&mut self.residu_free, &mut self.v_free, &mut self.forces, &mut self.rhs, &mut self.diagonal] {
+            v.resize(start + n, 0.0);
+        }
+        let mass_start = self.mass_rows.len();
+        self.mass_rows.resize(mass_start + n * n, 0.0);
+        (start, mass_start)
+    }
+}
+
+impl DsWork {
+    /// Records whether `W` is diagonal (every off-diagonal entry zero, `n > 1`) and then its
+    /// diagonal into `diagonal` (the system's slice), for [`apply_w_inv`].
+    fn keep_diagonal(&mut self, diagonal: &mut [f64]) {
+        let n = self.w.nrows();
+        self.diagonal = n > 1 && (0..n).all(|j| (0..n).all(|i| i == j || self.w[(i, j)] == 0.0));
+        if self.diagonal {
+            for (i, d) in diagonal.iter_mut().enumerate() {
+                *d = self.w[(i, i)];
+            }
+        }
+    }
+
+    /// The range of the system's vectors in [`FlatVectors`].
+    fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.start + self.n
+    }
+}
+
+/// `x ← W⁻¹ x` with the LU factors of `W`, or, when `W` is diagonal (`diagonal` is `Some`), by
+/// dividing the non-zero entries by the diagonal. For a diagonal `W` the LU factors are `W`
+/// itself with zero multipliers (no pivoting), and the LU solve divides exactly the non-zero
+/// entries (its eliminations subtract products with zero, which change no value and can only
+/// turn a `−0` entry into `+0`): the values are the same.
+fn apply_w_inv(lu: &DenseLu, diagonal: Option<&[f64]>, x: &mut [f64]) {
+    match diagonal {
+        None => lu.solve_in_place(x),
+        Some(diagonal) => {
+            for (xi, d) in x.iter_mut().zip(diagonal) {
+                if *xi != 0.0 {
+                    *xi /= d;
+                }
+            }
         }
     }
 }
@@ -103,6 +183,7 @@ impl Default for DsWork {
 pub struct MoreauJeanOsi {
     options: MoreauJeanOptions,
     work: Vec<DsWork>,
+    vectors: FlatVectors,
 }
 
 impl MoreauJeanOsi {
@@ -121,7 +202,7 @@ impl MoreauJeanOsi {
         if !options.activation_threshold.is_finite() {
             return Err(KernelError::InvalidOption { name: "activation_threshold", reason: "must be finite" });
         }
-        Ok(Self { options, work: Vec::new() })
+        Ok(Self { options, work: Vec::new(), vectors: FlatVectors::default() })
     }
 
     /// θ = 1/2, γ = 1/2, threshold 0.
@@ -149,16 +230,20 @@ impl MoreauJeanOsi {
                 }
                 Some(ds) if !work.present => {
                     let n = ds.velocity_size();
+                    let (start, mass_start) = self.vectors.push(n);
                     *work = DsWork {
                         present: true,
                         linear: ds.linear_time_invariant().is_some(),
                         w_ready: false,
+                        constant_w: ds.is_mass_constant() && ds.forces_jacobians_vanish(),
+                        constant_mass: ds.is_mass_constant(),
                         w: Mat::zeros(n, n),
                         lu: DenseLu::default(),
-                        residu_free: vec![0.0; n],
-                        v_free: vec![0.0; n],
-                        forces: vec![0.0; n],
-                        rhs: vec![0.0; n],
+                        diagonal: false,
+                        mass_ready: false,
+                        n,
+                        start,
+                        mass_start,
                         dq: Mat::zeros(n, n),
                         dv: Mat::zeros(n, n),
                         residual: 0.0,
@@ -184,8 +269,9 @@ impl MoreauJeanOsi {
             let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
             let state = ds.state();
             let (q, v) = (state.q.clone(), state.v.clone());
-            ds.forces(t0, &q, &v, &mut work.forces)?;
-            ds.state_mut().forces_memory.copy_from_slice(&work.forces);
+            let forces = &mut self.vectors.forces[work.range()];
+            ds.forces(t0, &q, &v, forces)?;
+            ds.state_mut().forces_memory.copy_from_slice(forces);
         }
         Ok(())
     }
@@ -212,7 +298,7 @@ impl MoreauJeanOsi {
         let theta = self.options.theta;
         for i in 0..self.work.len() {
             let work = &mut self.work[i];
-            if !work.present || (work.w_ready && (work.linear || only_new)) {
+            if !work.present || (work.w_ready && (work.linear || work.constant_w || only_new)) {
                 continue;
             }
             let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
@@ -235,6 +321,7 @@ impl MoreauJeanOsi {
                 result?;
             }
             work.lu.factorize(&work.w, "iteration matrix W")?;
+            work.keep_diagonal(&mut self.vectors.diagonal[work.start..work.start + work.n]);
             work.w_ready = true;
         }
         Ok(())
@@ -250,6 +337,25 @@ impl MoreauJeanOsi {
     /// Nonlinear systems:
     /// `R_free = M(q)(v − v_k) − hθ F(t_{k+1}, q, v) − h(1 − θ) F(t_k, q_k, v_k)` (digest MJ4).
     pub(crate) fn compute_residu(&mut self, nsds: &mut Nsds, t_old: f64, t: f64, h: f64) -> Result<f64, KernelError> {
+        self.residu_of_all(nsds, t_old, t, h, First::Nothing)
+    }
+
+    /// The Newton loop's first iterate (Siconos 4.4 `computeInitialNewtonState`), then
+    /// [`MoreauJeanOsi::compute_residu`] there, system by system (one pass over the systems):
+    /// `v = v_k` and `q` = the position update with `v = v_k` (`q_k + h v_k` on the system's
+    /// manifold), so that forces and relation Jacobians of the first iteration are taken at a
+    /// predicted position.
+    pub(crate) fn predict_and_compute_residu(
+        &mut self,
+        nsds: &mut Nsds,
+        t_old: f64,
+        t: f64,
+        h: f64,
+    ) -> Result<f64, KernelError> {
+        self.residu_of_all(nsds, t_old, t, h, First::Predict)
+    }
+
+    fn residu_of_all(&mut self, nsds: &mut Nsds, t_old: f64, t: f64, h: f64, first: First) -> Result<f64, KernelError> {
         let theta = self.options.theta;
         let mut residual_max = 0.0f64;
         for i in 0..self.work.len() {
@@ -258,43 +364,63 @@ impl MoreauJeanOsi {
                 continue;
             }
             let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
-            let n = work.residu_free.len();
+            match first {
+                First::Nothing => {}
+                First::Predict => predict_position(&mut **ds, h, theta),
+            }
+            let n = work.n;
+            let residu_free = &mut self.vectors.residu_free[work.start..work.start + n];
+            let forces = &mut self.vectors.forces[work.start..work.start + n];
             if work.linear {
                 let parts = ds.linear_time_invariant().expect("a linear system stays linear");
                 let state = ds.state();
-                let r = &mut work.residu_free;
-                r.fill(0.0);
+                residu_free.fill(0.0);
                 if let Some(c) = parts.damping {
-                    gemv_add(r, h, c, &state.v_memory);
+                    gemv_add(residu_free, h, c, &state.v_memory);
                 }
                 if let Some(k) = parts.stiffness {
-                    gemv_add(r, h * h * theta, k, &state.v_memory);
-                    gemv_add(r, h, k, &state.q_memory);
+                    gemv_add(residu_free, h * h * theta, k, &state.v_memory);
+                    gemv_add(residu_free, h, k, &state.q_memory);
                 }
                 let coefficients = (-h * (1.0 - theta), -h * theta);
-                add_external_forces(&mut **ds, (t_old, t), coefficients, &mut work.forces, &mut work.residu_free)?;
+                add_external_forces(&mut **ds, (t_old, t), coefficients, forces, residu_free)?;
                 work.residual = 0.0;
             } else {
-                // M(q)(v − v_k), with M in `dq` as scratch, and F(t, q, v).
+                // M(q)(v − v_k) (M row-major in `mass_rows`, evaluated once when constant), and
+                // F(t, q, v).
+                let mass_rows = &mut self.vectors.mass_rows[work.mass_start..work.mass_start + n * n];
                 let (q, v) = take_qv(&mut **ds);
-                let result = ds.mass(&q, &mut work.dq).and_then(|()| ds.forces(t, &q, &v, &mut work.forces));
+                let mut result = Ok(());
+                if !work.constant_mass || !work.mass_ready {
+                    result = ds.mass(&q, &mut work.dq);
+                    if result.is_ok() {
+                        for (row, m_row) in mass_rows.chunks_exact_mut(n).enumerate() {
+                            for (j, m) in m_row.iter_mut().enumerate() {
+                                *m = work.dq[(row, j)];
+                            }
+                        }
+                        work.mass_ready = true;
+                    }
+                }
+                let result = result.and_then(|()| ds.forces(t, &q, &v, forces));
                 restore_qv(&mut **ds, q, v);
                 result?;
                 let state = ds.state();
-                for (row, r) in work.residu_free.iter_mut().enumerate() {
-                    *r = (0..n).map(|j| work.dq[(row, j)] * (state.v[j] - state.v_memory[j])).sum();
+                let (v, v_memory) = (&state.v[..n], &state.v_memory[..n]);
+                for (r, m_row) in residu_free.iter_mut().zip(mass_rows.chunks_exact(n)) {
+                    *r = (0..n).map(|j| m_row[j] * (v[j] - v_memory[j])).sum();
                 }
                 let a = -h * theta;
                 let b = -h * (1.0 - theta);
                 // Siconos 4.4's order: r += (−h(1−θ)) F_k, then r += (−hθ) F.
                 for j in 0..n {
-                    work.residu_free[j] += b * state.forces_memory[j];
+                    residu_free[j] += b * state.forces_memory[j];
                 }
                 for j in 0..n {
-                    work.residu_free[j] += a * work.forces[j];
+                    residu_free[j] += a * forces[j];
                 }
                 let p1 = &state.p[1];
-                work.residual = work.residu_free.iter().zip(p1).map(|(r, p)| (r - p) * (r - p)).sum::<f64>().sqrt();
+                work.residual = residu_free.iter().zip(p1).map(|(r, p)| (r - p) * (r - p)).sum::<f64>().sqrt();
             }
             residual_max = residual_max.max(work.residual);
         }
@@ -302,7 +428,9 @@ impl MoreauJeanOsi {
     }
 
     /// `v_free = v − W⁻¹ R_free` for every system (`v_k` in place of `v` for linear
-    /// time-invariant systems, whose `R_free` is taken at `v_k`).
+    /// time-invariant systems, whose `R_free` is taken at `v_k`), and `p[1] = 0`, the inputs
+    /// the one-step problem's impulses are then added to (the residual, which reads them, is
+    /// computed before).
     pub(crate) fn compute_free_state(&mut self, nsds: &mut Nsds) {
         for i in 0..self.work.len() {
             let work = &mut self.work[i];
@@ -310,43 +438,28 @@ impl MoreauJeanOsi {
                 continue;
             }
             let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
-            work.rhs.copy_from_slice(&work.residu_free);
-            work.lu.solve_in_place(&mut work.rhs);
+            let range = work.range();
+            let rhs = &mut self.vectors.rhs[range.clone()];
+            rhs.copy_from_slice(&self.vectors.residu_free[range.clone()]);
+            apply_w_inv(&work.lu, work.diagonal.then(|| &self.vectors.diagonal[range.clone()]), rhs);
             let state = ds.state();
             let v = if work.linear { &state.v_memory } else { &state.v };
-            for j in 0..work.rhs.len() {
-                work.v_free[j] = -work.rhs[j] + v[j];
+            for ((vf, r), vj) in self.vectors.v_free[range].iter_mut().zip(rhs.iter()).zip(v) {
+                *vf = -r + vj;
             }
+            ds.state_mut().p[1].fill(0.0);
         }
     }
 
     /// The free velocity of system `ds`.
     pub(crate) fn v_free(&self, ds: DsId) -> &[f64] {
-        &self.work[ds.index()].v_free
+        &self.vectors.v_free[self.work[ds.index()].range()]
     }
 
     /// Applies `W_ds⁻¹` in place.
     pub(crate) fn solve_w(&self, ds: DsId, x: &mut [f64]) {
-        self.work[ds.index()].lu.solve_in_place(x);
-    }
-
-    /// The Newton loop's first iterate (Siconos 4.4 `computeInitialNewtonState`): `v = v_k` and
-    /// `q` = the position update with `v = v_k` (`q_k + h v_k` on the system's manifold), so that
-    /// forces and relation Jacobians of the first iteration are taken at a predicted position.
-    pub(crate) fn predict_positions(&mut self, nsds: &mut Nsds, h: f64) {
-        let theta = self.options.theta;
-        for i in 0..self.work.len() {
-            if !self.work[i].present {
-                continue;
-            }
-            let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
-            let mut q = std::mem::take(&mut ds.state_mut().q);
-            let state = ds.state();
-            ds.update_position(h, theta, &state.q_memory, &state.v_memory, &state.v_memory, &mut q);
-            let state = ds.state_mut();
-            state.q = q;
-            state.v.copy_from_slice(&state.v_memory);
-        }
+        let work = &self.work[ds.index()];
+        apply_w_inv(&work.lu, work.diagonal.then(|| &self.vectors.diagonal[work.range()]), x);
     }
 
     /// `v = v_free + W⁻¹ p[1]`, then the position update, for every system.
@@ -358,23 +471,16 @@ impl MoreauJeanOsi {
                 continue;
             }
             let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
-            work.rhs.copy_from_slice(&ds.state().p[1]);
-            work.lu.solve_in_place(&mut work.rhs);
-            let state = ds.state_mut();
-            for j in 0..work.rhs.len() {
-                state.v[j] = work.rhs[j] + work.v_free[j];
-            }
-            // q is taken out of the state (no copy) while the update reads the rest of it.
-            let mut q = std::mem::take(&mut ds.state_mut().q);
-            let state = ds.state();
-            ds.update_position(h, theta, &state.q_memory, &state.v_memory, &state.v, &mut q);
-            ds.state_mut().q = q;
+            update_state_of(work, &mut self.vectors, &mut **ds, h, theta);
         }
     }
 
     /// Commits the step: memories `q_k ← q`, `v_k ← v`, and `F_k ← F(t, q, v)` for nonlinear
     /// systems.
-    pub(crate) fn swap_memories(&mut self, nsds: &mut Nsds, t: f64) -> Result<(), KernelError> {
+    ///
+    /// With `forces_current`, the forces of the last [`MoreauJeanOsi::compute_residu`], taken
+    /// at `t` and at the current state, are `F(t, q, v)` and are not evaluated again.
+    pub(crate) fn swap_memories(&mut self, nsds: &mut Nsds, t: f64, forces_current: bool) -> Result<(), KernelError> {
         for i in 0..self.work.len() {
             let work = &mut self.work[i];
             if !work.present {
@@ -385,11 +491,14 @@ impl MoreauJeanOsi {
             state.q_memory.copy_from_slice(&state.q);
             state.v_memory.copy_from_slice(&state.v);
             if !work.linear {
-                let (q, v) = take_qv(&mut **ds);
-                let result = ds.forces(t, &q, &v, &mut work.forces);
-                restore_qv(&mut **ds, q, v);
-                result?;
-                ds.state_mut().forces_memory.copy_from_slice(&work.forces);
+                let forces = &mut self.vectors.forces[work.start..work.start + work.n];
+                if !forces_current {
+                    let (q, v) = take_qv(&mut **ds);
+                    let result = ds.forces(t, &q, &v, forces);
+                    restore_qv(&mut **ds, q, v);
+                    result?;
+                }
+                ds.state_mut().forces_memory.copy_from_slice(forces);
             }
         }
         Ok(())
@@ -425,6 +534,41 @@ pub(crate) fn nonlinear_w(
         add_scaled(w, c_q, dq);
     }
     Ok(())
+}
+
+/// What [`MoreauJeanOsi::compute_residu`]'s pass does to each system before its residual.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum First {
+    Nothing,
+    /// The first Newton iterate ([`predict_position`]).
+    Predict,
+}
+
+/// `v = v_free + W⁻¹ p[1]`, then the position update, for one system.
+fn update_state_of(work: &DsWork, vectors: &mut FlatVectors, ds: &mut dyn SecondOrderDs, h: f64, theta: f64) {
+    let range = work.range();
+    let rhs = &mut vectors.rhs[range.clone()];
+    rhs.copy_from_slice(&ds.state().p[1]);
+    apply_w_inv(&work.lu, work.diagonal.then(|| &vectors.diagonal[range.clone()]), rhs);
+    let state = ds.state_mut();
+    for ((vj, r), vf) in state.v.iter_mut().zip(rhs.iter()).zip(&vectors.v_free[range]) {
+        *vj = r + vf;
+    }
+    // q is taken out of the state (no copy) while the update reads the rest of it.
+    let mut q = std::mem::take(&mut ds.state_mut().q);
+    let state = ds.state();
+    ds.update_position(h, theta, &state.q_memory, &state.v_memory, &state.v, &mut q);
+    ds.state_mut().q = q;
+}
+
+/// The first Newton iterate of one system: `v = v_k`, `q` = the position update with `v = v_k`.
+fn predict_position(ds: &mut dyn SecondOrderDs, h: f64, theta: f64) {
+    let mut q = std::mem::take(&mut ds.state_mut().q);
+    let state = ds.state();
+    ds.update_position(h, theta, &state.q_memory, &state.v_memory, &state.v_memory, &mut q);
+    let state = ds.state_mut();
+    state.q = q;
+    state.v.copy_from_slice(&state.v_memory);
 }
 
 /// Takes `q` and `v` out of a system's state (no copy), to pass them to its own methods.

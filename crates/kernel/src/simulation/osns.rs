@@ -129,9 +129,25 @@ pub struct OneStepNsProblem {
     w: Vec<f64>,
     q: Vec<f64>,
     mu: Vec<f64>,
-    /// `W_j⁻¹ (H_α^j)ᵀ` of each active interaction and each of its systems (column-major
-    /// `n_j × m_α`), indexed by interaction slot.
-    inv_w_ht: Vec<Vec<Vec<f64>>>,
+    /// The shape of each interaction of the problem, in the problem's order, for the assembly.
+    blocks: Vec<BlockShape>,
+    /// `W_j⁻¹ (H_α^j)ᵀ` of the interactions of the problem, one after the other in the problem's
+    /// order: for interaction `k` (of size `m`), from `blocks[k].start`, the block of each of its
+    /// systems `j` (column-major `n_j × m`) at `m ×` (offset of `j` in `H`).
+    inv_w_ht: Vec<f64>,
+    /// `H_α` row-major of the interactions of the problem, at the same places as `inv_w_ht`.
+    h: Vec<f64>,
+    /// The output memories the problem's vector reads (`ẏ_k` or `y_{k−1}`), at the rows of
+    /// the interactions.
+    memory: Vec<f64>,
+    /// The interactions of the problem on each system: those on system slot `d` are
+    /// `by_system[by_system_start[d]..by_system_start[d + 1]]`, as `(position in the problem,
+    /// number of the system in the interaction's systems)`, by increasing position.
+    by_system: Vec<(usize, usize)>,
+    by_system_start: Vec<usize>,
+    /// Number of blocks and of values of the last sparse-block matrix assembled.
+    last_blocks: usize,
+    last_values: usize,
     /// Concatenated free positions of an interaction's systems (position level).
     gathered: Vec<f64>,
     last_size: usize,
@@ -168,7 +184,14 @@ impl OneStepNsProblem {
             w: Vec::new(),
             q: Vec::new(),
             mu: Vec::new(),
+            blocks: Vec::new(),
             inv_w_ht: Vec::new(),
+            h: Vec::new(),
+            memory: Vec::new(),
+            by_system: Vec::new(),
+            by_system_start: Vec::new(),
+            last_blocks: 0,
+            last_values: 0,
             gathered: Vec::new(),
             last_size: 0,
             cache: None,
@@ -369,16 +392,52 @@ impl OneStepNsProblem {
         if active.is_empty() {
             return Ok(None);
         }
-        // Positions of the interactions' rows.
+        // Positions of the interactions' rows, and the interactions' data the problem reads:
+        // shapes, H, the output memories, the solver's start `z = λ[level]` of the interactions
+        // (warm start) or 0 (one pass of copies, whose reads overlap).
+        let slot = match level {
+            ProblemLevel::Velocity => 1,
+            ProblemLevel::Position => 0,
+        };
         self.positions.clear();
+        self.blocks.clear();
+        self.h.clear();
+        self.memory.clear();
+        self.z.clear();
         let mut n = 0;
         for &a in active {
             self.positions.push(n);
-            n += nsds.interaction_ref(a).size;
+            let inter = nsds.interaction_ref(a);
+            let (m, nv) = (inter.size, inter.v_work.len());
+            let mut shape = BlockShape {
+                size: m,
+                columns: nv,
+                start: self.h.len(),
+                systems: inter.ds.len(),
+                slots: [0; 2],
+                offsets: [0; 2],
+                widths: [0; 2],
+                law: inter.law,
+                has_h_dot: inter.relation_has_time_derivative(),
+            };
+            for (jj, &d) in inter.ds.iter().enumerate() {
+                let nj = osi.free(d).len();
+                (shape.slots[jj], shape.offsets[jj], shape.widths[jj]) = (d.index(), inter.offsets[jj], nj);
+            }
+            self.blocks.push(shape);
+            self.h.extend_from_slice(&inter.h_rows[..nv * m]);
+            self.memory.extend_from_slice(&inter.y_memory[slot]);
+            if self.warm_start {
+                self.z.extend_from_slice(&inter.lambda[slot]);
+            } else {
+                self.z.resize(n + m, 0.0);
+            }
+            n += m;
         }
         self.last_size = n;
-        if self.inv_w_ht.len() < nsds.interaction_bound() {
-            self.inv_w_ht.resize_with(nsds.interaction_bound(), Vec::new);
+        self.inv_w_ht.clear();
+        if !reuse {
+            self.inv_w_ht.resize(self.h.len(), 0.0);
         }
 
         // q = H v_free (+ ∂h/∂t) + e ẏ_k (velocity level) or h(q_free) + e y_{k−1} (position
@@ -389,23 +448,26 @@ impl OneStepNsProblem {
         let mut gathered = std::mem::take(&mut self.gathered);
         for (k, &a) in active.iter().enumerate() {
             let pos = self.positions[k];
-            let inter = nsds.interaction_mut(a);
-            let m = inter.size;
+            let shape = self.blocks[k];
+            let (m, nv) = (shape.size, shape.columns);
             let q_alpha = &mut self.q[pos..pos + m];
+            let h = &self.h[shape.start..shape.start + m * nv];
             match level {
                 ProblemLevel::Velocity => {
-                    for (jj, &d) in inter.ds.iter().enumerate() {
-                        let off = inter.offsets[jj];
-                        let v_free = osi.free(d);
+                    for jj in 0..shape.systems {
+                        let (d, off) = (shape.slots[jj], shape.offsets[jj]);
+                        let v_free = osi.free(nsds.ds_id_at(d));
                         for (i, qi) in q_alpha.iter_mut().enumerate() {
+                            let row = &h[i * nv + off..i * nv + off + v_free.len()];
                             let mut s = 0.0;
-                            for (c, vc) in v_free.iter().enumerate() {
-                                s += inter.h(i, off + c) * vc;
+                            for (h, vc) in row.iter().zip(v_free) {
+                                s += h * vc;
                             }
                             *qi += s;
                         }
                     }
-                    if inter.relation_has_time_derivative() {
+                    if shape.has_h_dot {
+                        let inter = nsds.interaction_mut(a);
                         inter.refresh_h_dot(t)?;
                         for (qi, hd) in q_alpha.iter_mut().zip(&inter.h_dot) {
                             *qi += hd;
@@ -415,6 +477,7 @@ impl OneStepNsProblem {
                 ProblemLevel::Position => {
                     // The output at the free positions, h(q_free, t_{k+1}) (H q_free + b for a
                     // linear relation).
+                    let inter = nsds.interaction_mut(a);
                     gathered.clear();
                     for &d in &inter.ds {
                         gathered.extend_from_slice(osi.free(d));
@@ -427,11 +490,8 @@ impl OneStepNsProblem {
                     relation.output(t, &gathered, q_alpha)?;
                 }
             }
-            let memory = match level {
-                ProblemLevel::Velocity => &inter.y_memory[1],
-                ProblemLevel::Position => &inter.y_memory[0],
-            };
-            match inter.law {
+            let memory = &self.memory[pos..pos + m];
+            match shape.law {
                 NonsmoothLaw::NewtonImpact { restitution } => {
                     for (qi, yd) in q_alpha.iter_mut().zip(memory) {
                         *qi += restitution * yd;
@@ -459,19 +519,12 @@ impl OneStepNsProblem {
                 continue;
             }
             // W_j⁻¹ H_jᵀ, one column per row of H_j.
-            let store = &mut self.inv_w_ht[a.index()];
-            store.resize_with(inter.ds.len(), Vec::new);
-            for (jj, &d) in inter.ds.iter().enumerate() {
-                let off = inter.offsets[jj];
-                let nj = osi.free(d).len();
-                let x = &mut store[jj];
-                x.clear();
-                x.resize(nj * m, 0.0);
-                for i in 0..m {
-                    let col = &mut x[i * nj..(i + 1) * nj];
-                    for (c, xc) in col.iter_mut().enumerate() {
-                        *xc = inter.h(i, off + c);
-                    }
+            let start = shape.start;
+            for jj in 0..shape.systems {
+                let (d, off, nj) = (nsds.ds_id_at(shape.slots[jj]), shape.offsets[jj], shape.widths[jj]);
+                let x = &mut self.inv_w_ht[start + off * m..start + (off + nj) * m];
+                for (i, col) in x.chunks_exact_mut(nj).enumerate() {
+                    col.copy_from_slice(&h[i * nv + off..i * nv + off + nj]);
                     osi.solve_w(d, col);
                 }
             }
@@ -481,17 +534,14 @@ impl OneStepNsProblem {
         let matrix = match (&self.cache, reuse) {
             (Some(m), true) => m.clone(),
             _ => {
-                let m = self.assemble(nsds, active, n)?;
+                let m = self.assemble(nsds, n)?;
                 self.remember_matrix(&m, active, nsds.topology_version, constant_operators);
                 m
             }
         };
         self.gathered = gathered;
-        let slot = match level {
-            ProblemLevel::Velocity => 1,
-            ProblemLevel::Position => 0,
-        };
-        self.start_from(nsds, active, slot, n);
+        self.w.clear();
+        self.w.resize(n, 0.0);
 
         let q = std::mem::take(&mut self.q);
         let assembled = std::time::Instant::now();
@@ -554,6 +604,44 @@ impl OneStepNsProblem {
         Ok(Some(report))
     }
 
+    /// `p[1] += Σ_α H_αᵀ λ_α[1]` over the interactions of the last problem (at velocity level),
+    /// from the problem's copies of `H` and of its solution, interaction after interaction in
+    /// the problem's order: the values of [`Nsds::accumulate_inputs_at`] on them.
+    pub(crate) fn accumulate_inputs(&self, nsds: &mut Nsds) {
+        if self.last_size == 0 {
+            return;
+        }
+        for (shape, &pos) in self.blocks.iter().zip(&self.positions) {
+            let lambda = &self.z[pos..pos + shape.size];
+            let h = &self.h[shape.start..shape.start + shape.size * shape.columns];
+            for jj in 0..shape.systems {
+                let off = shape.offsets[jj];
+                let ds = nsds.ds_slot_mut(shape.slots[jj]).expect("a linked system exists");
+                let p = &mut ds.state_mut().p[1];
+                if let (Ok(p), Ok(lambda), 6) =
+                    (<&mut [f64; 6]>::try_from(&mut p[..]), <&[f64; 3]>::try_from(lambda), shape.widths[jj])
+                {
+                    // Contacts of 3D bodies (fixed sizes: the same sums, unrolled).
+                    for (c, pc) in p.iter_mut().enumerate() {
+                        let mut s = 0.0;
+                        for (i, l) in lambda.iter().enumerate() {
+                            s += h[i * shape.columns + off + c] * l;
+                        }
+                        *pc += s;
+                    }
+                    continue;
+                }
+                for (c, pc) in p.iter_mut().enumerate() {
+                    let mut s = 0.0;
+                    for (i, l) in lambda.iter().enumerate() {
+                        s += h[i * shape.columns + off + c] * l;
+                    }
+                    *pc += s;
+                }
+            }
+        }
+    }
+
     /// Keeps `m` for the next steps when every operator is constant (forgets it otherwise).
     fn remember_matrix(&mut self, m: &NumericsMatrix, ids: &[InteractionId], topology: u64, constant: bool) {
         if constant {
@@ -581,48 +669,49 @@ impl OneStepNsProblem {
         self.w.resize(n, 0.0);
     }
 
-    /// `M_αβ = Σ_j H_α^j (W_j⁻¹ (H_β^j)ᵀ)` over the active interactions.
-    fn assemble(&mut self, nsds: &Nsds, active: &[InteractionId], n: usize) -> Result<NumericsMatrix, KernelError> {
-        // Block (α, β) through the shared system `d`, added into `out` (row-major m_α × m_β
-        // callback).
-        let block = |alpha: InteractionId,
-                     beta: InteractionId,
-                     d_alpha: usize,
-                     d_beta: usize,
-                     add: &mut dyn FnMut(usize, usize, f64)| {
-            let ia = nsds.interaction_ref(alpha);
-            let ib = nsds.interaction_ref(beta);
-            let off = ia.offsets[d_alpha];
-            let x = &self.inv_w_ht[beta.index()][d_beta];
-            let nj = x.len() / ib.size;
-            for i in 0..ia.size {
-                for l in 0..ib.size {
-                    let col = &x[l * nj..(l + 1) * nj];
-                    let mut s = 0.0;
-                    for (c, xc) in col.iter().enumerate() {
-                        s += ia.h(i, off + c) * xc;
-                    }
-                    add(i, l, s);
+    /// `M_αβ = Σ_j H_α^j (W_j⁻¹ (H_β^j)ᵀ)` over the active interactions: for each block row
+    /// α, the blocks of the interactions sharing a system with α (α's own for the diagonal),
+    /// found through the lists of interactions per system, by increasing block column.
+    fn assemble(&mut self, nsds: &Nsds, n: usize) -> Result<NumericsMatrix, KernelError> {
+        self.index_by_system(nsds.ds_bound());
+        let blocks = &self.blocks[..];
+        let (h, x) = (&self.h[..], &self.inv_w_ht[..]);
+        let (by_system, by_system_start) = (&self.by_system[..], &self.by_system_start[..]);
+        // The blocks of row k as `(column kb, system number in α, system number in β)`, by
+        // increasing kb (the merge of the sorted lists of α's systems; the terms of an
+        // interaction sharing both systems come together).
+        let row_terms = |k: usize, out: &mut Vec<(usize, usize, usize)>| {
+            out.clear();
+            let a = &blocks[k];
+            let list = |ja: usize| {
+                let d = a.slots[ja];
+                by_system[by_system_start[d]..by_system_start[d + 1]].iter().map(move |&(kb, jb)| (kb, ja, jb))
+            };
+            if a.systems == 1 {
+                out.extend(list(0));
+            } else {
+                let (mut first, mut second) = (list(0).peekable(), list(1).peekable());
+                loop {
+                    let next = match (first.peek(), second.peek()) {
+                        (Some(f), Some(g)) if f.0 <= g.0 => first.next(),
+                        (Some(_), Some(_)) | (None, Some(_)) => second.next(),
+                        (Some(_), None) => first.next(),
+                        (None, None) => break,
+                    };
+                    out.extend(next);
                 }
             }
         };
-        // Slot → position in the problem, for the active interactions.
-        let mut slot_position = vec![usize::MAX; nsds.interaction_bound()];
-        for (k, &a) in active.iter().enumerate() {
-            slot_position[a.index()] = k;
-        }
+        let mut row = Vec::new();
         match self.storage {
             MatrixStorage::Dense => {
                 let mut m = Mat::<f64>::zeros(n, n);
-                for (k, &a) in active.iter().enumerate() {
+                for k in 0..blocks.len() {
                     let pa = self.positions[k];
-                    let ia = nsds.interaction_ref(a);
-                    for jj in 0..ia.ds.len() {
-                        block(a, a, jj, jj, &mut |i, l, v| m[(pa + i, pa + l)] += v);
-                    }
-                    for (kb, b, ja, jb) in nsds.coupled_blocks(a, &slot_position) {
+                    row_terms(k, &mut row);
+                    for &(kb, ja, jb) in &row {
                         let pb = self.positions[kb];
-                        block(a, b, ja, jb, &mut |i, l, v| m[(pa + i, pb + l)] += v);
+                        add_block(h, x, &blocks[k], ja, &blocks[kb], jb, &mut |i, l, v| m[(pa + i, pb + l)] += v);
                     }
                 }
                 Ok(NumericsMatrix::Dense(m))
@@ -630,38 +719,129 @@ impl OneStepNsProblem {
             MatrixStorage::SparseBlock => {
                 // Block rows in CSR order: for each row, its blocks sorted by block column, the
                 // terms of interactions sharing several systems summed into one block.
-                let mut ends = Vec::with_capacity(active.len());
-                let mut row_ptr = Vec::with_capacity(active.len() + 1);
+                let mut ends = Vec::with_capacity(blocks.len());
+                let mut row_ptr = Vec::with_capacity(blocks.len() + 1);
                 row_ptr.push(0);
-                let mut col_idx = Vec::new();
-                let mut values = Vec::new();
-                let mut row: Vec<(usize, InteractionId, usize, usize)> = Vec::new();
-                for (k, &a) in active.iter().enumerate() {
-                    let ia = nsds.interaction_ref(a);
-                    ends.push(self.positions[k] + ia.size);
-                    row.clear();
-                    row.extend((0..ia.ds.len()).map(|jj| (k, a, jj, jj)));
-                    row.extend(nsds.coupled_blocks(a, &slot_position));
-                    row.sort_by_key(|e| e.0);
-                    let ma = ia.size;
+                // Room for about the blocks of the last assembly (no growth copies).
+                let mut col_idx = Vec::with_capacity(self.last_blocks + self.last_blocks / 8);
+                let mut values = Vec::with_capacity(self.last_values + self.last_values / 8);
+                for (k, a) in blocks.iter().enumerate() {
+                    let ma = a.size;
+                    ends.push(self.positions[k] + ma);
+                    row_terms(k, &mut row);
                     let mut idx = 0;
                     while idx < row.len() {
-                        let (kb, b, _, _) = row[idx];
-                        let mb = nsds.interaction_ref(b).size;
+                        let kb = row[idx].0;
+                        let b = &blocks[kb];
                         let start = values.len();
-                        values.resize(start + ma * mb, 0.0);
+                        values.resize(start + ma * b.size, 0.0);
+                        let out = &mut values[start..];
                         while idx < row.len() && row[idx].0 == kb {
-                            let (_, b, ja, jb) = row[idx];
-                            block(a, b, ja, jb, &mut |i, l, v| values[start + l * ma + i] += v);
+                            let (_, ja, jb) = row[idx];
+                            add_block(h, x, a, ja, b, jb, &mut |i, l, v| out[l * ma + i] += v);
                             idx += 1;
                         }
                         col_idx.push(kb);
                     }
                     row_ptr.push(col_idx.len());
                 }
+                (self.last_blocks, self.last_values) = (col_idx.len(), values.len());
                 let sbm = SparseBlockMatrix::new(ends.clone(), ends, row_ptr, col_idx, values)?;
                 Ok(NumericsMatrix::SparseBlock(sbm))
             }
+        }
+    }
+
+    /// Fills `by_system` and `by_system_start` from `blocks` (a counting sort by system slot,
+    /// stable, so each list is by increasing position).
+    fn index_by_system(&mut self, ds_bound: usize) {
+        let starts = &mut self.by_system_start;
+        starts.clear();
+        starts.resize(ds_bound + 1, 0);
+        for b in &self.blocks {
+            for &d in &b.slots[..b.systems] {
+                starts[d + 1] += 1;
+            }
+        }
+        for d in 0..ds_bound {
+            starts[d + 1] += starts[d];
+        }
+        self.by_system.clear();
+        self.by_system.resize(starts[ds_bound], (0, 0));
+        // `next[d]` runs from starts[d]; the start array is restored afterwards.
+        for (k, b) in self.blocks.iter().enumerate() {
+            for (jj, &d) in b.slots[..b.systems].iter().enumerate() {
+                self.by_system[starts[d]] = (k, jj);
+                starts[d] += 1;
+            }
+        }
+        for d in (0..ds_bound).rev() {
+            starts[d + 1] = starts[d];
+        }
+        starts[0] = 0;
+    }
+}
+
+/// Where an interaction of a one-step problem keeps its data for the assembly.
+#[derive(Clone, Copy, Debug)]
+struct BlockShape {
+    /// Size `m` of the interaction.
+    size: usize,
+    /// Columns of `H` (the velocity sizes of its systems, summed).
+    columns: usize,
+    /// Start of its `H` and `W⁻¹Hᵀ` in the problem's buffers.
+    start: usize,
+    /// Number of systems (1 or 2).
+    systems: usize,
+    /// Slot, column offset in `H` and velocity size of each system.
+    slots: [usize; 2],
+    offsets: [usize; 2],
+    widths: [usize; 2],
+    /// The interaction's law.
+    law: NonsmoothLaw,
+    /// Whether its relation has `∂h/∂t`.
+    has_h_dot: bool,
+}
+
+/// Adds block `(α, β) = H_α^j (W_j⁻¹ (H_β^j)ᵀ)` through their shared system `j`, number
+/// `ja` in α's systems and `jb` in β's, by `add(i, l, value)`; `H` and `W⁻¹Hᵀ` are read from
+/// the problem's buffers `h` and `x`. Each entry is a dot product summed from 0 in column order.
+fn add_block<F: FnMut(usize, usize, f64)>(
+    h: &[f64],
+    x: &[f64],
+    a: &BlockShape,
+    ja: usize,
+    b: &BlockShape,
+    jb: usize,
+    add: &mut F,
+) {
+    let nj = a.widths[ja];
+    let h_a = &h[a.start + a.offsets[ja]..];
+    let x_b = &x[b.start + b.offsets[jb] * b.size..b.start + (b.offsets[jb] + nj) * b.size];
+    if (a.size, b.size, nj) == (3, 3, 6) {
+        // Contacts of 3D bodies (fixed sizes: the same sums, unrolled).
+        let x_b: &[f64; 18] = x_b.try_into().expect("3 columns of 6");
+        for i in 0..3 {
+            let h_row: &[f64; 6] = h_a[i * a.columns..i * a.columns + 6].try_into().expect("a row of 6");
+            for l in 0..3 {
+                let mut s = 0.0;
+                for c in 0..6 {
+                    s += h_row[c] * x_b[l * 6 + c];
+                }
+                add(i, l, s);
+            }
+        }
+        return;
+    }
+    for i in 0..a.size {
+        let h_row = &h_a[i * a.columns..i * a.columns + nj];
+        for l in 0..b.size {
+            let col = &x_b[l * nj..(l + 1) * nj];
+            let mut s = 0.0;
+            for (h, xc) in h_row.iter().zip(col) {
+                s += h * xc;
+            }
+            add(i, l, s);
         }
     }
 }

@@ -164,11 +164,23 @@ pub struct TimeSteppingOptions {
     pub newton_max_iterations: usize,
     /// Non-convergence policy (default: [`NonConvergencePolicy::Fail`]).
     pub on_nonconvergence: NonConvergencePolicy,
+    /// Moreau–Jean steps (without projection) leave the outputs `y`, `ẏ` and the Jacobians `H`
+    /// of the new state to the beginning of the next step, which computes them before its
+    /// activation test (default: `false`). The simulation is the same; between steps, the
+    /// interactions then hold the outputs of the beginning of the last step (and the `H` of
+    /// its Newton loop). For models whose relations change before every step (contact
+    /// detection), whose outputs the next step recomputes anyway.
+    pub defer_outputs: bool,
 }
 
 impl Default for TimeSteppingOptions {
     fn default() -> Self {
-        Self { newton_tolerance: 1e-6, newton_max_iterations: 50, on_nonconvergence: NonConvergencePolicy::Fail }
+        Self {
+            newton_tolerance: 1e-6,
+            newton_max_iterations: 50,
+            on_nonconvergence: NonConvergencePolicy::Fail,
+            defer_outputs: false,
+        }
     }
 }
 
@@ -188,6 +200,13 @@ impl TimeSteppingOptions {
     /// Sets the non-convergence policy.
     pub fn with_policy(mut self, policy: NonConvergencePolicy) -> Self {
         self.on_nonconvergence = policy;
+        self
+    }
+
+    /// Defers the outputs of each Moreau–Jean step to the beginning of the next one
+    /// ([`TimeSteppingOptions::defer_outputs`]).
+    pub fn with_deferred_outputs(mut self, defer: bool) -> Self {
+        self.defer_outputs = defer;
         self
     }
 }
@@ -263,6 +282,9 @@ pub struct TimeStepping {
     total_newton: usize,
     /// Interactions whose position memory `y_{k−1}` is set (Schatzman–Paoli), by slot.
     sp_seen: Vec<Option<InteractionId>>,
+    /// The outputs are those of the beginning of the last step (deferred outputs): the next
+    /// step computes them first.
+    outputs_stale: bool,
 }
 
 impl TimeStepping {
@@ -298,6 +320,7 @@ impl TimeStepping {
             nonconverged: 0,
             total_newton: 0,
             sp_seen: Vec::new(),
+            outputs_stale: false,
         };
         sim.refresh_topology()?;
         Ok(sim)
@@ -366,10 +389,7 @@ impl TimeStepping {
                 if self.k == 0 {
                     osi.initialize_forces(&mut self.nsds, t)?;
                 }
-                let ids: Vec<InteractionId> = self.nsds.interaction_ids().collect();
-                for id in ids {
-                    self.nsds.update_output(id, t)?;
-                }
+                self.update_outputs(t)?;
             }
             Integrator::EulerMoreau(osi) => {
                 if second_order > 0 {
@@ -457,14 +477,13 @@ impl TimeStepping {
         if self.seen_relations != self.nsds.relation_version {
             // Relations changed between steps: outputs at t_k again (Lagrangian interactions).
             let t = self.time();
-            for slot in 0..self.nsds.interaction_bound() {
-                if let Some(id) = self.nsds.interaction_at(slot)
-                    && !self.nsds.interaction_ref(id).is_first_order()
-                {
-                    self.nsds.update_output(id, t)?;
-                }
-            }
+            self.update_outputs(t)?;
             self.seen_relations = self.nsds.relation_version;
+        }
+        if self.outputs_stale {
+            // Deferred outputs of the last step (unless recomputed above).
+            let t = self.time();
+            self.update_outputs(t)?;
         }
         let mut report = match self.osi {
             Integrator::MoreauJean(_) => self.step_moreau_jean(),
@@ -485,14 +504,14 @@ impl TimeStepping {
         let h = t - t_old;
         let step = self.k + 1;
 
-        // Memories of the outputs: ẏ_k for the restitution law.
-        self.nsds.swap_output_memories();
-        // Index set 1 from the outputs at t_k.
-        self.update_index_set(h);
-        let (outcome, osns_report) = self.newton_solve(t_old, t, step)?;
+        // Memories of the outputs (ẏ_k for the restitution law) and index set 1 from the
+        // outputs at t_k.
+        self.update_index_set(h, true);
+        let (outcome, osns_report) = self.newton_solve(t_old, t, step, self.options.defer_outputs)?;
         self.apply_newton_policy(t, step, &outcome, osns_report)?;
-        // Commit the step.
-        self.osi.mj_mut().swap_memories(&mut self.nsds, t)?;
+        // Commit the step (the Newton loop ended with a residual at the final state, whose
+        // forces are F(t_{k+1}, q_{k+1}, v_{k+1})).
+        self.osi.mj_mut().swap_memories(&mut self.nsds, t, true)?;
         Ok(self.commit(t, step, &outcome, self.nsds.active.len(), osns_report))
     }
 
@@ -503,13 +522,15 @@ impl TimeStepping {
         t_old: f64,
         t: f64,
         step: usize,
+        defer_outputs: bool,
     ) -> Result<(NewtonOutcome, Option<SolverReport>), KernelError> {
         let h = t - t_old;
         let linear = self.osi.mj().all_linear() && self.all_relations_linear();
-        if !linear {
-            self.osi.mj_mut().predict_positions(&mut self.nsds, h);
-        }
-        let mut residual = self.osi.mj_mut().compute_residu(&mut self.nsds, t_old, t, h)?;
+        let mut residual = if linear {
+            self.osi.mj_mut().compute_residu(&mut self.nsds, t_old, t, h)?
+        } else {
+            self.osi.mj_mut().predict_and_compute_residu(&mut self.nsds, t_old, t, h)?
+        };
         let mut iterations = 0;
         let mut converged = linear;
         let mut osns_report;
@@ -517,10 +538,10 @@ impl TimeStepping {
             iterations += 1;
             if !linear {
                 self.osi.mj_mut().compute_w(&mut self.nsds, t, h)?;
-                let active: Vec<InteractionId> = self.nsds.active.clone();
-                for id in active {
-                    self.nsds.update_jacobian(id, t)?;
-                }
+                let active = std::mem::take(&mut self.nsds.active);
+                let result = self.nsds.update_jacobians_at_positions(&active, t);
+                self.nsds.active = active;
+                result?;
             }
             self.osi.mj_mut().compute_free_state(&mut self.nsds);
             osns_report = self.osns.compute(&mut self.nsds, self.osi.mj(), t, linear)?;
@@ -534,7 +555,6 @@ impl TimeStepping {
             }
             self.update_input();
             self.osi.mj_mut().update_state(&mut self.nsds, h);
-            self.update_outputs(t)?;
             if linear {
                 break;
             }
@@ -546,6 +566,14 @@ impl TimeStepping {
             if iterations >= self.options.newton_max_iterations {
                 break;
             }
+        }
+        // The outputs at the final iterate (those of the intermediate iterates are not read: each
+        // iteration re-evaluates the Jacobians of the active interactions), or, deferred, at the
+        // beginning of the next step.
+        if defer_outputs {
+            self.outputs_stale = true;
+        } else {
+            self.update_outputs(t)?;
         }
         Ok((NewtonOutcome { iterations, residual, converged, linear }, osns_report))
     }
@@ -625,8 +653,8 @@ impl TimeStepping {
         let h = t - t_old;
         let step = self.k + 1;
         self.nsds.swap_output_memories();
-        self.update_index_set(h);
-        let (outcome, osns_report) = self.newton_solve(t_old, t, step)?;
+        self.update_index_set(h, false);
+        let (outcome, osns_report) = self.newton_solve(t_old, t, step, false)?;
         self.apply_newton_policy(t, step, &outcome, osns_report)?;
 
         // Projection of the index-set-1 constraints.
@@ -660,7 +688,7 @@ impl TimeStepping {
             last_problem,
         };
         self.apply_projection_policy(t, step, &projection)?;
-        self.osi.mj_mut().swap_memories(&mut self.nsds, t)?;
+        self.osi.mj_mut().swap_memories(&mut self.nsds, t, false)?;
         let mut report = self.commit(t, step, &outcome, self.nsds.active.len(), osns_report);
         report.projection = Some(projection);
         Ok(report)
@@ -707,7 +735,7 @@ impl TimeStepping {
         let mut projection;
         loop {
             passes += 1;
-            result = self.newton_solve(t_old, t, step)?;
+            result = self.newton_solve(t_old, t, step, false)?;
             clear_position_inputs(&mut self.nsds);
             let ids = self.nsds.active.clone();
             let (mut pen, mut gap, mut bil) = violations(&self.nsds, &ids);
@@ -758,7 +786,7 @@ impl TimeStepping {
         let (outcome, osns_report) = result;
         self.apply_newton_policy(t, step, &outcome, osns_report)?;
         self.apply_projection_policy(t, step, &projection)?;
-        self.osi.mj_mut().swap_memories(&mut self.nsds, t)?;
+        self.osi.mj_mut().swap_memories(&mut self.nsds, t, false)?;
         let mut report = self.commit(t, step, &outcome, self.nsds.active.len(), osns_report);
         report.projection = Some(projection);
         Ok(report)
@@ -915,8 +943,10 @@ impl TimeStepping {
     }
 
     /// Index set 1: keeps the order of interactions that stay active, appends those that
-    /// become active, and zeroes `λ[1]` of those that leave (Siconos 4.4).
-    fn update_index_set(&mut self, h: f64) {
+    /// become active, and zeroes `λ[1]` of those that leave (Siconos 4.4). With
+    /// `swap_output_memories`, the outputs are first copied into their memories
+    /// ([`Nsds::swap_output_memories`], in the same pass over the interactions).
+    fn update_index_set(&mut self, h: f64, swap_output_memories: bool) {
         let osi = self.osi.mj();
         let direct = match &self.osi {
             Integrator::MoreauJeanDirectProjection(d) => Some(d),
@@ -938,6 +968,9 @@ impl TimeStepping {
         });
         for slot in 0..self.nsds.interaction_bound() {
             let Some(id) = self.nsds.interaction_at(slot) else { continue };
+            if swap_output_memories {
+                self.nsds.interaction_mut(id).swap_output_memories();
+            }
             let inter = self.nsds.interaction_ref(id);
             if inter.active {
                 continue;
@@ -952,31 +985,27 @@ impl TimeStepping {
             }
         }
         if self.nsds.ordered {
-            active.sort_by(|a, b| {
-                let (pa, pb) = (self.nsds.interaction_ref(*a).priority, self.nsds.interaction_ref(*b).priority);
-                pa.total_cmp(&pb)
-            });
+            // Stable sort by priority, the priorities read once.
+            let mut keyed: Vec<(f64, InteractionId)> =
+                active.iter().map(|&id| (self.nsds.interaction_ref(id).priority, id)).collect();
+            keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+            active.clear();
+            active.extend(keyed.iter().map(|&(_, id)| id));
         }
         self.nsds.active = active;
     }
 
-    /// `p[1] = Σ_{α active} H_αᵀ λ_α[1]` on every system.
+    /// `p[1] = Σ_{α active} H_αᵀ λ_α[1]` on every system (`p[1]` was zeroed by
+    /// [`MoreauJeanOsi::compute_free_state`]).
     fn update_input(&mut self) {
-        for slot in 0..self.nsds.ds_bound() {
-            if let Some(ds) = self.nsds.ds_slot_mut(slot) {
-                ds.state_mut().p[1].fill(0.0);
-            }
-        }
-        self.nsds.accumulate_inputs();
+        self.osns.accumulate_inputs(&mut self.nsds);
     }
 
-    /// Outputs of every interaction at `t`.
+    /// Outputs of every interaction of second-order systems at `t`
+    /// ([`Nsds::update_lagrangian_outputs`]).
     fn update_outputs(&mut self, t: f64) -> Result<(), KernelError> {
-        for slot in 0..self.nsds.interaction_bound() {
-            if let Some(id) = self.nsds.interaction_at(slot) {
-                self.nsds.update_output(id, t)?;
-            }
-        }
+        self.nsds.update_lagrangian_outputs(t)?;
+        self.outputs_stale = false;
         Ok(())
     }
 }
