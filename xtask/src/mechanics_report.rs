@@ -442,7 +442,8 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
         "- ours: `benches/src/bin/mechanics-pile.rs` (release), wall time of `Scene::step` averaged over the \
          measured steps, split by the step report into detection (contact detection and bookkeeping), assembly \
          (the FC3D problem), solve (NSGS) and update (the rest: iteration matrices, free velocities, state \
-         updates); 2 threads = rayon's global pool of 2 threads for NSGS's parallel colour sweeps"
+         updates); 2 threads = rayon's global pool of 2 threads for NSGS's parallel sweeps (`NsgsSchedule::Halves`: \
+         the top and bottom halves of the contacts at the same time, then the layer between them)"
     );
     let _ = writeln!(
         md,

@@ -5,7 +5,8 @@
 //! The scene: `SpherePile::with_spheres(n)` (the positions of [`PileSpec::with_n`]), Moreau–Jean
 //! at `h = 1e-3` with FC3D solved by the scenes' NSGS (`SceneOptions::default_nsgs`: tolerance
 //! 1e-4, over-relaxation 1.5, Anderson acceleration with memory 3, warm started from the previous
-//! step's reactions); `--parallel` sweeps the contact colours in parallel on rayon's global pool,
+//! step's reactions); `--parallel` sweeps the two halves of the contacts in parallel
+//! (`NsgsSchedule::Halves`, the scenes' parallel schedule) on rayon's global pool,
 //! set here to 2 threads.
 //!
 //! Usage: `mechanics-pile [--n N] [--steps S] [--measure M] [--parallel]` (defaults 1000, 500,

@@ -213,11 +213,14 @@ impl SceneOptions {
     /// increment error after each sweep, the full error to stop). On FC3D problems of
     /// collapsing sphere piles (1000 and 5000 spheres) this reached the tolerance in 63–201
     /// sweeps where `ω = 1.5` alone needed 215–418 and `ω = 1` about twice as many; with `ω = 1`
-    /// the acceleration stagnated on some of them (and then switches itself off).
+    /// the acceleration stagnated on some of them (and then switches itself off). With
+    /// `parallel`, the sweeps run in two halves ([`NsgsSchedule::Halves`](nonsmooth_numerics::fc::nsgs::NsgsSchedule::Halves)),
+    /// which keeps the top-down order within each half.
     pub fn default_nsgs() -> NsgsOptions {
         NsgsOptions::default()
             .with_relaxation(1.5)
             .with_anderson_memory(3)
+            .with_schedule(nonsmooth_numerics::fc::nsgs::NsgsSchedule::Halves)
             .with_error_evaluation(nonsmooth_numerics::fc::nsgs::NsgsErrorEvaluation::LightWithFullFinal)
     }
 

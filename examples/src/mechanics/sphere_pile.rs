@@ -10,8 +10,8 @@ use nonsmooth::numerics::fc::Fc3dMethod;
 /// Sums of the per-step phases (re-exported from the mechanics crate).
 pub use nonsmooth::mechanics::scene::StepTotals as PhaseTimes;
 
-/// The pile of `n` spheres with NSGS at tolerance 1e-4 (parallel sweeps over contact colours
-/// when `parallel`), up to `t_end`.
+/// The pile of `n` spheres with NSGS at tolerance 1e-4 (the two halves of the contacts swept in
+/// parallel when `parallel`, `NsgsSchedule::Halves`), up to `t_end`.
 ///
 /// # Errors
 /// Mechanics errors.

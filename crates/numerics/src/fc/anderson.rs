@@ -260,16 +260,23 @@ impl FirstPass<'_> {
             .zip(self.df.chunks_exact_mut(memory).zip(self.dg.chunks_exact_mut(memory)));
         for (((&g, &f), (f_prev, g_prev)), (df, dg)) in entries {
             norm2 += f * f;
+            // Read the row before writing slot `s` into it (a wide load right after a narrow
+            // store to the same bytes stalls store forwarding: measured 23% of this pass).
+            let mut row_i = [0.0; K];
+            row_i.copy_from_slice(&df[..K]);
             if let Some(s) = self.slot {
                 let dfi = f - *f_prev;
                 df[s] = dfi;
                 dg[s] = g - *g_prev;
-                for j in 0..K {
-                    acc_row[j] += dfi * df[j];
+                for (j, (acc, &old)) in acc_row.iter_mut().zip(&row_i).enumerate() {
+                    let dfj = if j == s { dfi } else { old };
+                    *acc += dfi * dfj;
+                    acc_b[j] += dfj * f;
                 }
-            }
-            for j in 0..K {
-                acc_b[j] += df[j] * f;
+            } else {
+                for (acc, &dfj) in acc_b.iter_mut().zip(&row_i) {
+                    *acc += dfj * f;
+                }
             }
             *f_prev = f;
             *g_prev = g;

@@ -63,6 +63,25 @@ pub enum NsgsErrorEvaluation {
     LightWithFullFinal,
 }
 
+/// How [`NsgsOptions::parallel`] sweeps run in parallel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum NsgsSchedule {
+    /// Colour by colour ([`colour_contacts`]): a Gauss–Seidel sweep in colour order (the
+    /// default). One parallel step per colour and sweep.
+    #[default]
+    Colours,
+    /// Two halves and a separator: the contacts are split in natural order into a first half
+    /// `A`, the contacts of the second half coupled with `A` (the separator `S`), and the rest
+    /// `B`, which is not coupled with `A`. A sweep updates `A` and `B` at the same time (two rayon
+    /// tasks, each in natural order), then `S` in natural order: a Gauss–Seidel sweep in the
+    /// order `A, B, S`, the same numbers for every thread count, with a single parallel step per
+    /// sweep. It keeps the caller's order within each part (e.g. top-down in a pile ordered by
+    /// height, where `S` is a layer at mid-height). For sparse-block `W` with 3×3 blocks and at
+    /// least 1024 contacts, without shuffling; otherwise the colour schedule.
+    Halves,
+}
+
 /// Options of [`NsgsSolver`].
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
@@ -109,6 +128,8 @@ pub struct NsgsOptions {
     /// is evaluated in parallel too; the returned `r`, `u` and residual are those of the original
     /// problem.
     pub parallel: bool,
+    /// How `parallel` sweeps are scheduled (default: [`NsgsSchedule::Colours`]).
+    pub schedule: NsgsSchedule,
     /// With `parallel`, colours with fewer contacts than this are updated sequentially, where
     /// rayon's scheduling would cost more than it saves; the numbers are the same either way
     /// (default: 1024). One contact update costs about 0.1–0.5 µs: on the Capsules files
@@ -146,6 +167,7 @@ impl Default for NsgsOptions {
             shuffle: false,
             shuffle_seed: 0,
             parallel: false,
+            schedule: NsgsSchedule::Colours,
             parallel_min_colour_size: 1024,
             anderson_memory: 0,
         }
@@ -193,6 +215,12 @@ impl NsgsOptions {
     /// Sets [`NsgsOptions::parallel`].
     pub fn with_parallel(mut self, parallel: bool) -> Self {
         self.parallel = parallel;
+        self
+    }
+
+    /// Sets [`NsgsOptions::schedule`].
+    pub fn with_schedule(mut self, schedule: NsgsSchedule) -> Self {
+        self.schedule = schedule;
         self
     }
 
@@ -469,6 +497,14 @@ pub struct NsgsSolver {
     anderson: Anderson,
 }
 
+/// The parallel layout of a renumbered problem.
+enum Layout {
+    /// The colour classes (contiguous ranges of contacts), [`NsgsSchedule::Colours`].
+    Colours(Vec<Vec<usize>>),
+    /// Contacts `0..na` (`A`), `na..na + nb` (`B`) and the rest (`S`), [`NsgsSchedule::Halves`].
+    Halves { na: usize, nb: usize },
+}
+
 /// Outcome of one sweep: the sum of the squared increments, or a breakdown.
 type SweepResult = Result<f64, ()>;
 
@@ -517,9 +553,41 @@ impl NsgsSolver {
             && r.len() == problem.size()
             && u.len() == problem.size()
         {
-            return self.solve_renumbered(problem, r, u);
+            let halves = match (self.options.schedule, problem.w()) {
+                (NsgsSchedule::Halves, NumericsMatrix::SparseBlock(m))
+                    if blocks_match_contacts(m, problem.number_of_contacts(), 3) =>
+                {
+                    Some(m)
+                }
+                _ => None,
+            };
+            return match halves {
+                Some(m) => self.solve_in_halves(problem, m, r, u),
+                None => self.solve_renumbered(problem, r, u),
+            };
         }
         self.solve_impl(problem, r, u, None)
+    }
+
+    /// [`NsgsSchedule::Halves`]: the parts `A`, `B`, `S` (see there) of `W = m`, then the sweeps
+    /// on the problem renumbered in the order `A, B, S` ([`NsgsSolver::solve_permuted`]).
+    fn solve_in_halves(
+        &mut self,
+        problem: &Fc3dProblem,
+        m: &SparseBlockMatrix,
+        r: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
+        problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
+        let nc = problem.number_of_contacts();
+        let half = nc / 2;
+        let separator: Vec<bool> =
+            (0..nc).map(|d| d >= half && m.row_blocks(d).any(|k| m.col_idx()[k] < half)).collect();
+        let mut perm: Vec<usize> = (0..half).collect();
+        perm.extend((half..nc).filter(|&d| !separator[d]));
+        let nb = perm.len() - half;
+        perm.extend((half..nc).filter(|&d| separator[d]));
+        self.solve_permuted(problem, &perm, Layout::Halves { na: half, nb }, r, u)
     }
 
     /// The parallel sweep on a copy of the problem whose contacts are renumbered colour by
@@ -540,28 +608,45 @@ impl NsgsSolver {
         let nc = problem.number_of_contacts();
         let colouring = colour_contacts(problem.w(), nc, 3)?;
         let perm: Vec<usize> = colouring.classes().concat();
-        let mut inverse = vec![0; nc];
-        for (i, &c) in perm.iter().enumerate() {
-            inverse[c] = i;
-        }
-        let permuted = Fc3dProblem::new(
-            permute_contacts(problem.w(), &perm, &inverse)?,
-            perm.iter().flat_map(|&c| problem.q()[3 * c..3 * c + 3].iter().copied()).collect(),
-            perm.iter().map(|&c| problem.mu()[c]).collect(),
-        )?;
         let mut classes = Vec::with_capacity(colouring.number_of_colours());
         let mut start = 0;
         for class in colouring.classes() {
             classes.push((start..start + class.len()).collect::<Vec<usize>>());
             start += class.len();
         }
+        self.solve_permuted(problem, &perm, Layout::Colours(classes), r, u)
+    }
+
+    /// The sweeps on a copy of `problem` whose contact `i` is contact `perm[i]`, with the parallel
+    /// `layout` of the copy; the stopping test is evaluated on the copy, and the returned `r`,
+    /// `u` and residual on the original problem (a copy's error differs from the original's only
+    /// by the order of the sums; if that puts it above the tolerance, the sweeps resume with a
+    /// halved tolerance).
+    fn solve_permuted(
+        &mut self,
+        problem: &Fc3dProblem,
+        perm: &[usize],
+        layout: Layout,
+        r: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
+        let nc = problem.number_of_contacts();
+        let mut inverse = vec![0; nc];
+        for (i, &c) in perm.iter().enumerate() {
+            inverse[c] = i;
+        }
+        let permuted = Fc3dProblem::new(
+            permute_contacts(problem.w(), perm, &inverse)?,
+            perm.iter().flat_map(|&c| problem.q()[3 * c..3 * c + 3].iter().copied()).collect(),
+            perm.iter().map(|&c| problem.mu()[c]).collect(),
+        )?;
         let mut rp: Vec<f64> = perm.iter().flat_map(|&c| r[3 * c..3 * c + 3].iter().copied()).collect();
         let mut up = vec![0.0; rp.len()];
         let tolerance = self.options.tolerance;
         let mut iterations = 0;
         let mut attempts = 0;
         loop {
-            let report = self.solve_impl(&permuted, &mut rp, &mut up, Some(&classes));
+            let report = self.solve_impl(&permuted, &mut rp, &mut up, Some(&layout));
             // Restore the caller's options (the retry below tightens the tolerance).
             self.options.tolerance = tolerance;
             let report = report?;
@@ -584,13 +669,13 @@ impl NsgsSolver {
         }
     }
 
-    /// The sweeps; `classes` gives the colour classes of a renumbered problem (parallel mode).
+    /// The sweeps; `layout` describes a renumbered problem (parallel mode).
     fn solve_impl(
         &mut self,
         problem: &Fc3dProblem,
         r: &mut [f64],
         u: &mut [f64],
-        classes: Option<&[Vec<usize>]>,
+        layout: Option<&Layout>,
     ) -> Result<SolverReport, NumericsError> {
         let nc = problem.number_of_contacts();
         problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
@@ -615,8 +700,9 @@ impl NsgsSolver {
         self.order.clear();
         if self.options.parallel {
             self.classes.clear();
-            match classes {
-                Some(given) => self.classes.extend(given.iter().cloned()),
+            match layout {
+                Some(Layout::Colours(given)) => self.classes.extend(given.iter().cloned()),
+                Some(Layout::Halves { .. }) => {}
                 None => self.classes.extend(colour_contacts(problem.w(), nc, 3)?.classes().iter().cloned()),
             }
             self.order.extend(0..self.classes.len());
@@ -658,7 +744,14 @@ impl NsgsSolver {
             self.anderson.reset(o.anderson_memory, r.len());
         }
         for it in 1..=max_it {
-            let swept = if o.parallel {
+            let halves = match (layout, problem.w()) {
+                (Some(&Layout::Halves { na, nb }), NumericsMatrix::SparseBlock(m)) => Some((m, na, nb)),
+                _ => None,
+            };
+            let swept = if let Some((m, na, nb)) = halves {
+                let delta: &mut [f64] = if accelerate { &mut self.anderson.f } else { &mut [] };
+                halves_sweep(&sweep, m, na, nb, r, delta)
+            } else if o.parallel {
                 if o.shuffle {
                     self.order.shuffle(&mut rng);
                     for class in &mut self.classes {
@@ -680,7 +773,7 @@ impl NsgsSolver {
                     self.order.shuffle(&mut rng);
                 }
                 let delta: &mut [f64] = if accelerate { &mut self.anderson.f } else { &mut [] };
-                sequential_sweep(&sweep, &self.order, r, delta)
+                sequential_sweep(&sweep, self.order.iter().copied(), r, delta)
             };
             let Ok(increment) = swept else {
                 let residual = problem.compute_error(r, u)?;
@@ -691,7 +784,7 @@ impl NsgsSolver {
                     if it % o.error_evaluation_frequency == 0 || it == max_it {
                         // A renumbered copy (parallel mode) evaluates its stopping test in
                         // parallel; its caller reports the exact error of the original problem.
-                        residual = match classes {
+                        residual = match layout {
                             Some(_) => parallel_error(problem, r, u, &mut self.terms),
                             None => problem.compute_error(r, u)?,
                         };
@@ -744,12 +837,88 @@ impl NsgsSolver {
 
 /// One Gauss–Seidel sweep in the given contact order; returns `Σ_c ‖r_c^new − r_c^old‖²`, and
 /// writes the increments `r_c^new − r_c^old` into `delta` unless it is empty.
-fn sequential_sweep(sweep: &Sweep<'_>, order: &[usize], r: &mut [f64], delta: &mut [f64]) -> SweepResult {
+fn sequential_sweep(
+    sweep: &Sweep<'_>,
+    order: impl IntoIterator<Item = usize>,
+    r: &mut [f64],
+    delta: &mut [f64],
+) -> SweepResult {
     let mut increment = 0.0;
-    for &c in order {
+    for c in order {
         let new = sweep.update(c, r).ok_or(())?;
         let s = 3 * c;
         increment += record_update(&new, &mut r[s..s + 3], delta.get_mut(s..s + 3));
+    }
+    Ok(increment)
+}
+
+/// One sweep of [`NsgsSchedule::Halves`] on a renumbered problem (`W = w` with 3×3 blocks):
+/// the contacts `0..na` and `na..na + nb`, which are not coupled with each other, in two rayon
+/// tasks, then the rest sequentially; increments summed in the order `A, B, S`.
+fn halves_sweep(
+    sweep: &Sweep<'_>,
+    w: &SparseBlockMatrix,
+    na: usize,
+    nb: usize,
+    r: &mut [f64],
+    delta: &mut [f64],
+) -> SweepResult {
+    let nc = r.len() / 3;
+    let (ra, rest) = r.split_at_mut(3 * na);
+    let (rb, rs) = rest.split_at_mut(3 * nb);
+    let (da, db) = if delta.is_empty() {
+        (&mut [][..], &mut [][..])
+    } else {
+        let (da, rest) = delta.split_at_mut(3 * na);
+        (da, &mut rest[..3 * nb])
+    };
+    let shared: &[f64] = rs;
+    let s_start = na + nb;
+    let (a, b) = rayon::join(
+        || part_sweep(sweep, w, 0, ra, da, shared, s_start),
+        || part_sweep(sweep, w, na, rb, db, shared, s_start),
+    );
+    Ok(a? + b? + sequential_sweep(sweep, s_start..nc, r, delta)?)
+}
+
+/// Sequential sweep of the contacts `start..start + own.len() / 3`, whose reactions are `own`
+/// (increments into `own_delta` unless empty); every other contact they are coupled with lies in
+/// `shared`, the reactions of the contacts from `shared_start` on.
+fn part_sweep(
+    sweep: &Sweep<'_>,
+    w: &SparseBlockMatrix,
+    start: usize,
+    own: &mut [f64],
+    own_delta: &mut [f64],
+    shared: &[f64],
+    shared_start: usize,
+) -> SweepResult {
+    let end = start + own.len() / 3;
+    let (row_ptr, cols, values) = (w.row_ptr(), w.col_idx(), w.values());
+    let mut increment = 0.0;
+    for c in start..end {
+        let s = 3 * c;
+        let mut q_loc = [sweep.q[s], sweep.q[s + 1], sweep.q[s + 2]];
+        // The sums of `ContactRows::add_off_diagonal` (sparse-block case), in the same order.
+        for k in row_ptr[c]..row_ptr[c + 1] {
+            let j = cols[k];
+            if j == c {
+                continue;
+            }
+            let x = if (start..end).contains(&j) {
+                &own[3 * (j - start)..3 * (j - start) + 3]
+            } else {
+                // The layout puts every other coupled contact in `shared`.
+                &shared[3 * (j - shared_start)..3 * (j - shared_start) + 3]
+            };
+            let b = &values[9 * k..9 * (k + 1)];
+            for (i, ql) in q_loc.iter_mut().enumerate() {
+                *ql += b[i] * x[0] + b[i + 3] * x[1] + b[i + 6] * x[2];
+            }
+        }
+        let l = 3 * (c - start);
+        let new = sweep.solve_local(c, q_loc, [own[l], own[l + 1], own[l + 2]]).ok_or(())?;
+        increment += record_update(&new, &mut own[l..l + 3], own_delta.get_mut(l..l + 3));
     }
     Ok(increment)
 }

@@ -6,7 +6,7 @@
 use nonsmooth_numerics::SolverReport;
 use nonsmooth_numerics::fc::Fc3dProblem;
 use nonsmooth_numerics::fc::colouring::{Colouring, colour_contacts};
-use nonsmooth_numerics::fc::nsgs::{NsgsOptions, NsgsSolver};
+use nonsmooth_numerics::fc::nsgs::{NsgsErrorEvaluation, NsgsOptions, NsgsSchedule, NsgsSolver};
 use nonsmooth_numerics::io::{Problem, read_problem};
 use nonsmooth_numerics::matrix::NumericsMatrix;
 use rand::rngs::StdRng;
@@ -294,4 +294,102 @@ fn renumbered_parallel_path_is_deterministic_and_converges() {
     assert!(rep_seq.is_converged(), "{rep_seq:?}");
     let diff = r0.iter().zip(&r_seq).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
     assert!(diff <= 1e-7, "parallel and sequential solutions differ by {diff}");
+}
+
+/// A seeded `side × side` grid of contacts, contact `(i, j)` coupled with `(i + 1, j)`,
+/// `(i, j + 1)` and `(i + 1, j + 1)` (and symmetrically), as the contacts of a layer of a pile:
+/// a symmetric, diagonally dominant sparse-block `W`; every other diagonal block is
+/// `diag(a, b, b)` (closed-form local solve), the others are full (Alart–Curnier Newton).
+fn grid(side: usize, seed: u64) -> Fc3dProblem {
+    use nonsmooth_numerics::matrix::SparseBlockMatrix;
+    let mut rng = StdRng::seed_from_u64(seed);
+    let nc = side * side;
+    let id = |i: usize, j: usize| i * side + j;
+    let mut blocks: std::collections::BTreeMap<(usize, usize), [f64; 9]> = std::collections::BTreeMap::new();
+    for i in 0..side {
+        for j in 0..side {
+            let c = id(i, j);
+            for (di, dj) in [(1, 0), (0, 1), (1, 1)] {
+                if i + di < side && j + dj < side {
+                    let d = id(i + di, j + dj);
+                    let b: [f64; 9] = std::array::from_fn(|_| rng.random_range(-0.15..0.15));
+                    // Column-major 3×3: the transpose goes to (d, c).
+                    let bt: [f64; 9] = std::array::from_fn(|k| b[3 * (k % 3) + k / 3]);
+                    blocks.insert((c, d), b);
+                    blocks.insert((d, c), bt);
+                }
+            }
+            let (a, t) = (2.5 + rng.random_range(0.0..1.0), 2.5 + rng.random_range(0.0..1.0));
+            let e = if c % 2 == 0 { 0.0 } else { rng.random_range(-0.2..0.2) };
+            blocks.insert((c, c), [a, e, 0.0, e, t, 0.0, 0.0, 0.0, t + e.abs()]);
+        }
+    }
+    let (mut row_ptr, mut col_idx, mut values) = (vec![0], Vec::new(), Vec::new());
+    let mut row = 0;
+    for (&(r, c), b) in &blocks {
+        while row < r {
+            row_ptr.push(col_idx.len());
+            row += 1;
+        }
+        col_idx.push(c);
+        values.extend_from_slice(b);
+    }
+    while row < nc {
+        row_ptr.push(col_idx.len());
+        row += 1;
+    }
+    let ends: Vec<usize> = (1..=nc).map(|c| 3 * c).collect();
+    let w = SparseBlockMatrix::new(ends.clone(), ends, row_ptr, col_idx, values).expect("valid grid W");
+    let q: Vec<f64> = (0..3 * nc)
+        .map(|i| if i % 3 == 0 { rng.random_range(-1.0..0.2) } else { rng.random_range(-1.0..1.0) })
+        .collect();
+    let mu: Vec<f64> = (0..nc).map(|_| rng.random_range(0.1..0.6)).collect();
+    Fc3dProblem::new(NumericsMatrix::SparseBlock(w), q, mu).expect("valid grid problem")
+}
+
+/// The two-halves schedule (`NsgsSchedule::Halves`): for 1, 2 and 4 threads the same reactions
+/// bit for bit and the same report, with and without Anderson acceleration; it converges, its
+/// residual is the original problem's error, and it finds the solution of the sequential sweep
+/// (unique here: `W` is diagonally dominant) in about as many sweeps.
+#[test]
+fn halves_schedule_is_deterministic_and_converges() {
+    let p = grid(45, 0x4a1f);
+    for (name, base) in [
+        ("plain", NsgsOptions::default()),
+        (
+            "anderson, light error",
+            NsgsOptions::default()
+                .with_anderson_memory(3)
+                .with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal),
+        ),
+    ] {
+        let base = base.with_tolerance(1e-10).with_max_iterations(2000);
+        let (r_seq, rep_seq) = solve(&p, base.clone());
+        assert!(rep_seq.is_converged(), "{name}: {rep_seq:?}");
+        let mut first: Option<(Vec<f64>, SolverReport)> = None;
+        for threads in [1, 2, 4] {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
+            let opts = base.clone().with_parallel(true).with_schedule(NsgsSchedule::Halves);
+            let (r, rep) = pool.install(|| solve(&p, opts));
+            assert!(rep.is_converged() && rep.residual <= 1e-10, "{name}, {threads} threads: {rep:?}");
+            let mut u = vec![0.0; p.size()];
+            let exact = p.compute_error(&r, &mut u).expect("sizes match");
+            assert!((exact - rep.residual).abs() <= 1e-15 * (1.0 + exact), "{name}: {} vs {exact}", rep.residual);
+            match &first {
+                None => first = Some((r, rep)),
+                Some((r0, rep0)) => {
+                    assert_eq!(&rep, rep0, "{name}, {threads} threads");
+                    assert!(bits(&r) == bits(r0), "{name}, {threads} threads: reactions differ");
+                }
+            }
+        }
+        let (r, rep) = first.expect("three runs");
+        let diff = r.iter().zip(&r_seq).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        println!(
+            "{name}: sequential {} sweeps, halves {} sweeps, max |diff| {diff:.2e}",
+            rep_seq.iterations, rep.iterations
+        );
+        assert!(diff <= 1e-7, "{name}: solutions differ by {diff}");
+        assert!(rep.iterations <= rep_seq.iterations + rep_seq.iterations / 2 + 5, "{name}: {rep:?} vs {rep_seq:?}");
+    }
 }
