@@ -353,7 +353,8 @@ fn grid(side: usize, seed: u64) -> Fc3dProblem {
 /// (unique here: `W` is diagonally dominant) in about as many sweeps.
 #[test]
 fn halves_schedule_is_deterministic_and_converges() {
-    let p = grid(45, 0x4a1f);
+    let p = grid(92, 0x4a1f);
+    assert!(p.number_of_contacts() >= 8192, "the halves schedule starts at 8192 contacts");
     for (name, base) in [
         ("plain", NsgsOptions::default()),
         (
