@@ -357,6 +357,41 @@ mod tests {
         assert!(solve_spd(&mut singular, &mut b, 2).is_none());
     }
 
+    /// A map that never converges, `G(x) = x + c`: `‖f‖` stays at `‖c‖`, so the acceleration
+    /// switches itself off after `STALL_SWEEPS` sweeps and then leaves the sweeps' output alone;
+    /// a jump of `‖f‖` by more than `RESTART_GROWTH` drops the history.
+    #[test]
+    fn stalls_switch_off_and_growth_restarts() {
+        let c = [0.1, 0.01, 0.0];
+        let mut acc = Anderson::default();
+        acc.reset(3, 3);
+        let mut r = vec![1.0, 0.0, 0.0];
+        for _ in 0..=STALL_SWEEPS {
+            acc.f.copy_from_slice(&c);
+            for (ri, ci) in r.iter_mut().zip(c) {
+                *ri += ci;
+            }
+            acc.extrapolate(&mut r, &[10.0]);
+        }
+        assert!(acc.is_disabled());
+        let g = [r[0] + c[0], r[1] + c[1], r[2]];
+        r.copy_from_slice(&g);
+        acc.extrapolate(&mut r, &[10.0]);
+        assert_eq!(r, g.to_vec(), "a disabled acceleration leaves the sweep's output");
+
+        let mut acc = Anderson::default();
+        acc.reset(2, 3);
+        let mut r = vec![1.0, 0.0, 0.0];
+        for f in [0.02, 0.01, 1.0, 0.5] {
+            // ‖f‖ jumps from 0.01 to 1 at the third sweep (a restart), then decreases.
+            acc.f.copy_from_slice(&[f, 0.0, 0.0]);
+            r[0] += f;
+            acc.extrapolate(&mut r, &[10.0]);
+        }
+        assert_eq!(acc.restarts(), 1);
+        assert!(!acc.is_disabled());
+    }
+
     #[test]
     fn accelerates_a_linear_contraction_to_its_fixed_point_in_few_steps() {
         // G(x) = A x + c with a slowly contracting diagonal A (rates 0.99, 0.9, 0.5) on one
