@@ -285,6 +285,8 @@ pub struct TimeStepping {
     /// The outputs are those of the beginning of the last step (deferred outputs): the next
     /// step computes them first.
     outputs_stale: bool,
+    /// `(priority, interaction)` of the active interactions, sorted by `update_index_set`.
+    priority_keys: Vec<(f64, InteractionId)>,
 }
 
 impl TimeStepping {
@@ -321,6 +323,7 @@ impl TimeStepping {
             total_newton: 0,
             sp_seen: Vec::new(),
             outputs_stale: false,
+            priority_keys: Vec::new(),
         };
         sim.refresh_topology()?;
         Ok(sim)
@@ -985,9 +988,11 @@ impl TimeStepping {
             }
         }
         if self.nsds.ordered {
-            // Stable sort by priority, the priorities read once.
-            let mut keyed: Vec<(f64, InteractionId)> =
-                active.iter().map(|&id| (self.nsds.interaction_ref(id).priority, id)).collect();
+            // Stable sort by priority, the priorities read once (into a buffer kept between
+            // steps).
+            let keyed = &mut self.priority_keys;
+            keyed.clear();
+            keyed.extend(active.iter().map(|&id| (self.nsds.interaction_ref(id).priority, id)));
             keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
             active.clear();
             active.extend(keyed.iter().map(|&(_, id)| id));
