@@ -9,57 +9,26 @@
 
 use nonsmooth::mechanics::pile::SpherePile;
 
-/// Lattice spacing in units of the radius: neighbouring spheres start `2.2 r` apart.
-pub const SPACING: f64 = 2.2;
+/// The sphere-pile scene: the mechanics crate's [`SpherePile`] (`n` spheres of radius `radius`
+/// and density `density`, material μ and e shared by every contact, time step `h`, gravity
+/// `gravity` along `−z`, jitter seed `seed`; its fields, lattice, box, mass and initial positions
+/// are reached through `Deref`), with what the comparison with Rapier needs on top: validation,
+/// the walls as half-spaces, the inertia, and the measures of an end state.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub struct PileSpec(pub SpherePile);
 
-/// Half-width of the horizontal jitter, in units of the radius (`jx, jy ∈ [−0.05 r, 0.05 r]`).
-pub const JITTER: f64 = 0.05;
+impl std::ops::Deref for PileSpec {
+    type Target = SpherePile;
 
-/// Lift of the whole lattice above its nominal layer centres, in units of the radius (`+0.1 r`).
-pub const LIFT: f64 = 0.1;
-
-/// The sphere-pile scene: `n` spheres of radius `radius` and density `density`, material
-/// (`friction` μ, `restitution` e) shared by sphere–sphere and sphere–wall contacts, time step `h`,
-/// gravity `gravity` along `−z`, and the seed of the horizontal jitter.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PileSpec {
-    /// Number of spheres (default: 1000).
-    pub n: usize,
-    /// Sphere radius `r` in metres (default: 0.05).
-    pub radius: f64,
-    /// Density `ρ` in kg/m³ (default: 1000).
-    pub density: f64,
-    /// Coulomb friction coefficient μ of every contact (default: 0.3).
-    pub friction: f64,
-    /// Newton restitution coefficient e of every contact (default: 0.0).
-    pub restitution: f64,
-    /// Time step `h` in seconds (default: 1e-3).
-    pub h: f64,
-    /// Magnitude `g` of gravity, which points along `−z` (default: 9.81 m/s²).
-    pub gravity: f64,
-    /// Seed of the jitter drawn by [`PileSpec::initial_positions`] (default: 42).
-    pub seed: u64,
-}
-
-impl Default for PileSpec {
-    fn default() -> Self {
-        Self {
-            n: 1000,
-            radius: 0.05,
-            density: 1000.0,
-            friction: 0.3,
-            restitution: 0.0,
-            h: 1e-3,
-            gravity: 9.81,
-            seed: 42,
-        }
+    fn deref(&self) -> &SpherePile {
+        &self.0
     }
 }
 
 impl PileSpec {
     /// The default scene with `n` spheres.
     pub fn with_n(n: usize) -> Self {
-        Self { n, ..Self::default() }
+        Self(SpherePile::with_spheres(n))
     }
 
     /// Checks that the scene is physical: `radius`, `density`, `h` positive and finite,
@@ -86,25 +55,6 @@ impl PileSpec {
         Ok(())
     }
 
-    /// The lattice `(nx, layers)`: `nx = ⌈∛n⌉` spheres along x and along y, and
-    /// `layers = ⌈n / nx²⌉` layers along z.
-    ///
-    /// `nx` is computed in integers (the least `nx ≥ 1` with `nx³ ≥ n`), so that `n = 1000` gives
-    /// exactly 10 (the float `cbrt` may round above an exact cube). `n = 0` gives `(1, 0)`.
-    pub fn lattice(&self) -> (usize, usize) {
-        let mut nx = 1usize;
-        while nx.saturating_mul(nx).saturating_mul(nx) < self.n {
-            nx += 1;
-        }
-        (nx, self.n.div_ceil(nx * nx))
-    }
-
-    /// Side `L = nx · 2.2 · r` of the square box; its walls are the inward-facing half-spaces
-    /// `z ≥ 0` (ground), `x ≥ 0`, `x ≤ L`, `y ≥ 0`, `y ≤ L`. The box has no lid.
-    pub fn box_side(&self) -> f64 {
-        self.lattice().0 as f64 * SPACING * self.radius
-    }
-
     /// The walls as `(inward unit normal n, offset d)`: the inside is `n·x ≥ d`, i.e.
     /// ground `(e_z, 0)`, then `(e_x, 0)`, `(−e_x, −L)`, `(e_y, 0)`, `(−e_y, −L)`.
     pub fn walls(&self) -> [([f64; 3], f64); 5] {
@@ -118,33 +68,9 @@ impl PileSpec {
         ]
     }
 
-    /// The initial centres, all bodies at rest: those of
-    /// [`nonsmooth::mechanics::pile::SpherePile::initial_positions`] (sphere
-    /// `k = ix + nx·(iy + nx·iz)` at `((ix + ½)·2.2r + jx, (iy + ½)·2.2r + jy, (iz + ½)·2.2r + 0.1r)`,
-    /// `jx, jy` uniform in `[−0.05r, 0.05r]` from a SplitMix64 stream seeded by `seed`), so our
-    /// scene and Rapier's start from the same bits. Neighbours are at least `2.1 r` apart and
-    /// every sphere lies inside the box, `0.2 r` above the ground for the lowest layer.
-    pub fn initial_positions(&self) -> Vec<[f64; 3]> {
-        self.to_scene().initial_positions()
-    }
-
     /// The same pile as our mechanics crate builds it.
     pub fn to_scene(&self) -> SpherePile {
-        SpherePile {
-            n: self.n,
-            radius: self.radius,
-            density: self.density,
-            friction: self.friction,
-            restitution: self.restitution,
-            h: self.h,
-            gravity: self.gravity,
-            seed: self.seed,
-        }
-    }
-
-    /// Mass of one sphere, `m = ρ · 4/3 · π r³`.
-    pub fn mass(&self) -> f64 {
-        self.density * 4.0 / 3.0 * std::f64::consts::PI * self.radius.powi(3)
+        self.0
     }
 
     /// Principal moment of inertia of one (solid) sphere about its centre, `I = 2/5 · m r²`.
@@ -258,6 +184,12 @@ impl RunArgs {
 mod tests {
     use super::*;
 
+    /// The layout `SpherePile::initial_positions` documents, in units of the radius: lattice
+    /// spacing, half-width of the horizontal jitter, lift above the nominal layer centres.
+    const SPACING: f64 = 2.2;
+    const JITTER: f64 = 0.05;
+    const LIFT: f64 = 0.1;
+
     fn min_pair_distance(p: &[[f64; 3]]) -> f64 {
         let mut best = f64::INFINITY;
         for i in 0..p.len() {
@@ -322,7 +254,7 @@ mod tests {
         }
         let bits = |p: &[[f64; 3]]| p.iter().flatten().map(|v| v.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits(&p), bits(&s.initial_positions()), "same seed, same positions");
-        let other = PileSpec { seed: 43, ..s.clone() };
+        let other = PileSpec(SpherePile { seed: 43, ..s.0 });
         assert_ne!(bits(&p), bits(&other.initial_positions()), "another seed, another jitter");
         // The same positions as the mechanics crate's pile.
         assert_eq!(bits(&p), bits(&s.to_scene().initial_positions()));
@@ -344,9 +276,9 @@ mod tests {
         assert!((PileSpec::mean_height(&p[..2]) - 0.5).abs() < 1e-15);
         assert!(PileSpec::mean_height(&[]).abs() < 1e-300);
         assert!(s.validate().is_ok());
-        assert!(PileSpec { radius: 0.0, ..s.clone() }.validate().is_err());
-        assert!(PileSpec { restitution: 1.5, ..s.clone() }.validate().is_err());
-        assert!(PileSpec { friction: -0.1, ..s }.validate().is_err());
+        assert!(PileSpec(SpherePile { radius: 0.0, ..s.0 }).validate().is_err());
+        assert!(PileSpec(SpherePile { restitution: 1.5, ..s.0 }).validate().is_err());
+        assert!(PileSpec(SpherePile { friction: -0.1, ..s.0 }).validate().is_err());
     }
 
     #[test]
