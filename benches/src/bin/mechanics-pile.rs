@@ -28,8 +28,10 @@ use nonsmooth_benches::pile::PileSpec;
 const PARALLEL_THREADS: usize = 2;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--parallel"])
-        .map_err(|e| format!("{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--parallel]"))?;
+    let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--parallel", "--assembled"])
+        .map_err(|e| {
+            format!("{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--parallel] [--assembled]")
+        })?;
     let threads = if args.has("--parallel") {
         rayon::ThreadPoolBuilder::new().num_threads(PARALLEL_THREADS).build_global()?;
         rayon::current_num_threads()
@@ -41,8 +43,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let h = spec.h;
     let nsgs = SceneOptions::default_nsgs().with_parallel(args.has("--parallel"));
     let tolerance = nsgs.tolerance;
-    let options =
-        SceneOptions::default().with_final_time(h * args.steps as f64 + 0.5 * h).with_method(Fc3dMethod::Nsgs(nsgs));
+    let options = SceneOptions::default()
+        .with_final_time(h * args.steps as f64 + 0.5 * h)
+        .with_method(Fc3dMethod::Nsgs(nsgs))
+        .with_factored_delassus(!args.has("--assembled"));
     let setup = Instant::now();
     let mut scene = spec.to_scene().build(options)?;
     let setup_seconds = setup.elapsed().as_secs_f64();

@@ -10,6 +10,7 @@
 mod anderson;
 pub mod colouring;
 pub(crate) mod compute_error;
+pub mod factored;
 pub mod fc2d_lcp;
 pub mod local;
 pub mod method;
@@ -22,6 +23,7 @@ pub(crate) mod projection;
 pub mod prox;
 
 pub use compute_error::contact_error_squared;
+pub use factored::{FactoredDelassus, FactoredFc3dProblem, FactoredNsgsSolver};
 pub use method::{Fc3dMethod, Fc3dSolver};
 pub use nsgs2d_dense::{Fc2dNsgsDenseOptions, Fc2dNsgsDenseSolver};
 pub use problem::{Fc2dProblem, Fc3dProblem, LocalFcProblem};

@@ -237,7 +237,7 @@ impl NsgsOptions {
         self
     }
 
-    fn validate(&self) -> Result<(), NumericsError> {
+    pub(crate) fn validate(&self) -> Result<(), NumericsError> {
         if self.anderson_memory > super::anderson::MAX_MEMORY {
             return Err(NumericsError::InvalidOption { name: "anderson_memory", reason: "must be at most 8" });
         }
@@ -256,7 +256,7 @@ impl NsgsOptions {
 /// (in natural order) below: a rayon join costs about 0.1 ms on the 2-core machine of the
 /// benchmarks, so a 2700-contact pile problem (0.1 ms per sweep) was 2× slower in halves, and a
 /// 10 000-contact one 1.1× faster.
-const HALVES_MIN_CONTACTS: usize = 8192;
+pub(crate) const HALVES_MIN_CONTACTS: usize = 8192;
 
 /// Parallel NSGS renumbers the contacts colour by colour (see [`NsgsOptions::parallel`]) from
 /// this many contacts on; below, the copy costs more than the locality gains.
@@ -391,7 +391,7 @@ impl<'a, const D: usize> ContactRows<'a, D> {
 
 /// The one-contact solver with its options, built once per solve.
 #[derive(Clone, Copy, Debug)]
-enum Local {
+pub(crate) enum Local {
     AlartCurnier(AlartCurnierOptions),
     Projection(OneContactProjectionOptions),
     Quartic(QuarticOptions),
@@ -421,45 +421,77 @@ impl Sweep<'_> {
     }
 
     /// The relaxed solution of contact `c`'s one-contact problem `u = W_cc r + q_loc` started
-    /// from its current reaction `old`.
+    /// from its current reaction `old` ([`relaxed_local_solution`]).
     #[inline(always)]
     fn solve_local(&self, c: usize, q_loc: [f64; 3], old: [f64; 3]) -> Option<[f64; 3]> {
-        if !q_loc.iter().all(|v| v.is_finite()) {
-            return None;
-        }
-        let w = self.omega;
-        if let (Local::AlartCurnier(_), Some(inverse)) = (&self.local, self.isotropic[c]) {
-            // W_cc = diag(a, b, b): the exact one-contact solution in closed form.
-            let rc = solve_isotropic(inverse, &q_loc, self.mu[c]);
-            return Some([
-                w * rc[0] + (1.0 - w) * old[0],
-                w * rc[1] + (1.0 - w) * old[1],
-                w * rc[2] + (1.0 - w) * old[2],
-            ]);
-        }
-        // The diagonal blocks and μ were validated once per solve (positive diagonal, finite).
-        let local = OneContactProblem::new_unchecked(self.diag[c], q_loc, self.mu[c]);
-        let mut rc = old;
-        let solved = match &self.local {
-            Local::AlartCurnier(o) => match take_off_or_stick(&local) {
-                Some(exact) => {
-                    rc = exact;
-                    Ok(())
-                }
-                None => solve_alart_curnier_checked(&local, &mut rc, o).map(|_| ()),
-            },
-            Local::Projection(o) => solve_projection(&local, &mut rc, o).map(|_| ()),
-            Local::Quartic(o) => solve_quartic(&local, &mut rc, o).map(|_| ()),
-        };
-        if solved.is_err() || !rc.iter().all(|v| v.is_finite()) {
-            return None;
-        }
-        Some([w * rc[0] + (1.0 - w) * old[0], w * rc[1] + (1.0 - w) * old[1], w * rc[2] + (1.0 - w) * old[2]])
+        relaxed_local_solution(&self.local, self.isotropic[c], &self.diag[c], q_loc, self.mu[c], self.omega, old)
     }
 }
 
+impl Local {
+    /// The one-contact solver of `o` with its options.
+    pub(crate) fn from_options(o: &NsgsOptions) -> Self {
+        match o.local_solver {
+            NsgsLocalSolver::AlartCurnier => Local::AlartCurnier(AlartCurnierOptions {
+                tolerance: o.local_tolerance,
+                max_iterations: o.local_max_iterations,
+                ..AlartCurnierOptions::default()
+            }),
+            NsgsLocalSolver::Projection => Local::Projection(OneContactProjectionOptions {
+                tolerance: o.local_tolerance,
+                max_iterations: o.local_max_iterations,
+                ..OneContactProjectionOptions::default()
+            }),
+            NsgsLocalSolver::Quartic => Local::Quartic(QuarticOptions { tolerance: o.local_tolerance }),
+        }
+    }
+}
+
+/// One NSGS contact update: the solution of the one-contact problem `u = W_cc r + q_loc`,
+/// `K_μ ∋ r ⊥ û ∈ K_μ*`, by `local` started from `old` (in closed form when `isotropic`, the
+/// [`isotropic_inverse`] of `W_cc = diag`, is given and the solver is Alart–Curnier), relaxed
+/// as `ω r^local + (1 − ω) old`; `None` for non-finite data or a failed local solve.
+#[inline(always)]
+pub(crate) fn relaxed_local_solution(
+    local: &Local,
+    isotropic: Option<[f64; 2]>,
+    diag: &[[f64; 3]; 3],
+    q_loc: [f64; 3],
+    mu: f64,
+    omega: f64,
+    old: [f64; 3],
+) -> Option<[f64; 3]> {
+    if !q_loc.iter().all(|v| v.is_finite()) {
+        return None;
+    }
+    let w = omega;
+    if let (Local::AlartCurnier(_), Some(inverse)) = (local, isotropic) {
+        // W_cc = diag(a, b, b): the exact one-contact solution in closed form.
+        let rc = solve_isotropic(inverse, &q_loc, mu);
+        return Some([w * rc[0] + (1.0 - w) * old[0], w * rc[1] + (1.0 - w) * old[1], w * rc[2] + (1.0 - w) * old[2]]);
+    }
+    // The diagonal blocks and μ were validated once per solve (positive diagonal, finite).
+    let problem = OneContactProblem::new_unchecked(*diag, q_loc, mu);
+    let mut rc = old;
+    let solved = match local {
+        Local::AlartCurnier(o) => match take_off_or_stick(&problem) {
+            Some(exact) => {
+                rc = exact;
+                Ok(())
+            }
+            None => solve_alart_curnier_checked(&problem, &mut rc, o).map(|_| ()),
+        },
+        Local::Projection(o) => solve_projection(&problem, &mut rc, o).map(|_| ()),
+        Local::Quartic(o) => solve_quartic(&problem, &mut rc, o).map(|_| ()),
+    };
+    if solved.is_err() || !rc.iter().all(|v| v.is_finite()) {
+        return None;
+    }
+    Some([w * rc[0] + (1.0 - w) * old[0], w * rc[1] + (1.0 - w) * old[1], w * rc[2] + (1.0 - w) * old[2]])
+}
+
 /// `‖a − b‖²` of two 3-vectors (one term of the light error).
-fn increment_squared(a: &[f64; 3], b: &[f64]) -> f64 {
+pub(crate) fn increment_squared(a: &[f64; 3], b: &[f64]) -> f64 {
     (a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)
 }
 
@@ -717,19 +749,7 @@ impl NsgsSolver {
             self.order.extend(0..nc);
         }
         let o = &self.options;
-        let local = match o.local_solver {
-            NsgsLocalSolver::AlartCurnier => Local::AlartCurnier(AlartCurnierOptions {
-                tolerance: o.local_tolerance,
-                max_iterations: o.local_max_iterations,
-                ..AlartCurnierOptions::default()
-            }),
-            NsgsLocalSolver::Projection => Local::Projection(OneContactProjectionOptions {
-                tolerance: o.local_tolerance,
-                max_iterations: o.local_max_iterations,
-                ..OneContactProjectionOptions::default()
-            }),
-            NsgsLocalSolver::Quartic => Local::Quartic(QuarticOptions { tolerance: o.local_tolerance }),
-        };
+        let local = Local::from_options(o);
         self.isotropic.clear();
         self.isotropic.extend(self.diag.iter().map(isotropic_inverse));
         let sweep = Sweep {
@@ -744,8 +764,7 @@ impl NsgsSolver {
         let mut rng = StdRng::seed_from_u64(o.shuffle_seed);
         let tolerance = o.tolerance;
         let max_it = o.max_iterations;
-        let mut working_tolerance = tolerance;
-        let mut residual = f64::NAN;
+        let mut stopping = StoppingTest::new(o, tolerance);
         let mut accelerate = o.anderson_memory > 0;
         if accelerate {
             self.anderson.reset(o.anderson_memory, r.len());
@@ -786,59 +805,108 @@ impl NsgsSolver {
                 let residual = problem.compute_error(r, u)?;
                 return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, residual));
             };
-            match o.error_evaluation {
-                NsgsErrorEvaluation::Full => {
-                    if it % o.error_evaluation_frequency == 0 || it == max_it {
-                        // A renumbered copy (parallel mode) evaluates its stopping test in
-                        // parallel; its caller reports the exact error of the original problem.
-                        residual = match layout {
-                            Some(_) => parallel_error(problem, r, u, &mut self.terms),
-                            None => problem.compute_error(r, u)?,
-                        };
-                        if residual <= tolerance {
-                            return Ok(SolverReport::new(SolverStatus::Converged, it, residual));
-                        }
-                        if !residual.is_finite() {
-                            return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, residual));
-                        }
-                    }
+            let mut full_error = |r: &[f64]| match layout {
+                // A renumbered copy (parallel mode) evaluates its stopping test in parallel; its
+                // caller reports the exact error of the original problem. The sizes were checked.
+                Some(_) if o.error_evaluation == NsgsErrorEvaluation::Full => {
+                    parallel_error(problem, r, u, &mut self.terms)
                 }
-                NsgsErrorEvaluation::LightWithFullFinal => {
-                    let norm_r = norm2(r);
-                    let mut light = increment.sqrt();
-                    if norm_r > f64::EPSILON {
-                        light /= norm_r;
-                    }
-                    if !light.is_finite() {
-                        let residual = problem.compute_error(r, u)?;
-                        return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, residual));
-                    }
-                    if light < working_tolerance || it == max_it {
-                        residual = problem.compute_error(r, u)?;
-                        if residual <= tolerance {
-                            return Ok(SolverReport::new(SolverStatus::Converged, it, residual));
-                        }
-                        if !residual.is_finite() {
-                            return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, residual));
-                        }
-                        if light < working_tolerance {
-                            // Siconos lowers the light tolerance so that, if the full error
-                            // shrinks with the increments, it reaches `tolerance`.
-                            working_tolerance = light / residual * tolerance;
-                            if working_tolerance.is_nan() || working_tolerance <= 0.0 {
-                                // A sweep that changes nothing: a fixed point that is not a solution.
-                                return Ok(SolverReport::new(SolverStatus::Stalled, it, residual));
-                            }
-                        }
-                    }
-                }
+                _ => problem.compute_error(r, u).unwrap_or(f64::NAN),
+            };
+            if let Some(report) = stopping.check(it, increment, r, &mut full_error) {
+                return Ok(report);
             }
             if accelerate && it < max_it {
                 self.anderson.extrapolate(r, problem.mu());
                 accelerate = !self.anderson.is_disabled();
             }
         }
-        Ok(SolverReport::new(SolverStatus::MaxIterations, max_it, residual))
+        Ok(SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual))
+    }
+}
+
+/// The stopping test of NSGS after each sweep ([`NsgsErrorEvaluation`]), shared by
+/// [`NsgsSolver`] and the factored NSGS.
+pub(crate) struct StoppingTest {
+    evaluation: NsgsErrorEvaluation,
+    frequency: usize,
+    max_iterations: usize,
+    tolerance: f64,
+    /// The light error's tolerance, lowered as Siconos does.
+    working_tolerance: f64,
+    /// The last full error evaluated (NaN before the first).
+    pub(crate) residual: f64,
+}
+
+impl StoppingTest {
+    /// The test of `o` at `tolerance`.
+    pub(crate) fn new(o: &NsgsOptions, tolerance: f64) -> Self {
+        Self {
+            evaluation: o.error_evaluation,
+            frequency: o.error_evaluation_frequency,
+            max_iterations: o.max_iterations,
+            tolerance,
+            working_tolerance: tolerance,
+            residual: f64::NAN,
+        }
+    }
+
+    /// After sweep `it` (with `Σ‖Δr_c‖² = increment`), the report to stop with, if any;
+    /// `full_error(r)` evaluates the full error (NaN when it cannot).
+    pub(crate) fn check(
+        &mut self,
+        it: usize,
+        increment: f64,
+        r: &[f64],
+        full_error: &mut dyn FnMut(&[f64]) -> f64,
+    ) -> Option<SolverReport> {
+        let tolerance = self.tolerance;
+        let last = it == self.max_iterations;
+        let converged_or_broken = |residual: f64| {
+            if residual <= tolerance {
+                Some(SolverReport::new(SolverStatus::Converged, it, residual))
+            } else if !residual.is_finite() {
+                Some(SolverReport::new(SolverStatus::NumericalBreakdown, it, residual))
+            } else {
+                None
+            }
+        };
+        match self.evaluation {
+            NsgsErrorEvaluation::Full => {
+                if it.is_multiple_of(self.frequency) || last {
+                    self.residual = full_error(r);
+                    return converged_or_broken(self.residual);
+                }
+                None
+            }
+            NsgsErrorEvaluation::LightWithFullFinal => {
+                let norm_r = norm2(r);
+                let mut light = increment.sqrt();
+                if norm_r > f64::EPSILON {
+                    light /= norm_r;
+                }
+                if !light.is_finite() {
+                    return Some(SolverReport::new(SolverStatus::NumericalBreakdown, it, full_error(r)));
+                }
+                if light < self.working_tolerance || last {
+                    self.residual = full_error(r);
+                    let residual = self.residual;
+                    if let Some(report) = converged_or_broken(residual) {
+                        return Some(report);
+                    }
+                    if light < self.working_tolerance {
+                        // Siconos lowers the light tolerance so that, if the full error
+                        // shrinks with the increments, it reaches `tolerance`.
+                        self.working_tolerance = light / residual * tolerance;
+                        if self.working_tolerance.is_nan() || self.working_tolerance <= 0.0 {
+                            // A sweep that changes nothing: a fixed point that is not a solution.
+                            return Some(SolverReport::new(SolverStatus::Stalled, it, residual));
+                        }
+                    }
+                }
+                None
+            }
+        }
     }
 }
 

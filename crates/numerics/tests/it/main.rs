@@ -3,6 +3,7 @@
 mod fc2d_dense;
 mod fc2d_lcp;
 mod fc_error;
+mod fc_factored;
 mod fc_local;
 mod fc_nsgs;
 mod fc_nsgs2d;

@@ -175,7 +175,7 @@ impl OneStepNsProblem {
                 self.q = q;
                 report
             }
-            Solver::Fc2d(_) | Solver::Fc3d(_) => {
+            Solver::Fc2d(_) | Solver::Fc3d(_) | Solver::Fc3dFactored(..) => {
                 return Err(KernelError::InvalidModel(
                     "frictional-contact problems hold impact laws of second-order systems".into(),
                 ));

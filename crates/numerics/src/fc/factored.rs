@@ -1,0 +1,957 @@
+//! The 3D frictional contact problem with its Delassus operator in factored form,
+//! `W = H M⁻¹ Hᵀ`, and NSGS in body velocities on it.
+//!
+//! A one-step problem of a multibody system (seed `000_b50ea4bc6edb00b3.txt` lines 372-433,
+//! the Moreau–Jean `W_αβ = Σ_j H_α^j W_j⁻¹ (H_β^j)ᵀ`) couples two contacts whenever they touch a
+//! common body. In a dense granular packing a contact is coupled with about seven others, so the
+//! assembled `W` holds about seven 3×3 blocks per contact, and its memory outgrows the caches
+//! at a few thousand bodies. Here `W` is never formed: the problem keeps, per contact, the rows
+//! `H_c = [H_c^a | H_c^b]` of its one or two bodies and, per body, `M_b⁻¹` (diagonal or dense).
+//!
+//! [`FactoredNsgsSolver`] runs the NSGS of [`super::nsgs::NsgsSolver`] on it with the body
+//! velocities `w = M⁻¹ Hᵀ r` as state (the "velocity form" of projected Gauss–Seidel that
+//! granular codes use): contact `c` reads `u_c = q_c + Σ_b H_c^b w_b`, forms
+//! `q_loc = u_c − W_cc r_c`, solves its one-contact problem and adds `M_b⁻¹ (H_c^b)ᵀ Δr_c`
+//! to the velocities of its bodies. In exact arithmetic these are the iterates of the NSGS on
+//! the assembled `W` (same order, same relaxation, same Anderson acceleration); in floating
+//! point they differ by round-off.
+
+use std::ops::Range;
+
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+
+use super::Fc3dProblem;
+use super::anderson::Anderson;
+use super::compute_error::contact_error_squared;
+use super::local::isotropic_inverse;
+use super::nsgs::{
+    HALVES_MIN_CONTACTS, Local, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution,
+};
+use super::problem::{check_finite, check_len, check_mu};
+use crate::matrix::{NumericsMatrix, SparseBlockMatrix, norm2};
+use crate::{NumericsError, SolverReport, SolverStatus};
+
+/// Marks the absent second body of a contact with one body.
+const NO_BODY: usize = usize::MAX;
+
+/// A Delassus operator `W = H M⁻¹ Hᵀ` kept in factored form: bodies with their inverse
+/// iteration matrices `M_b⁻¹` (diagonal or dense, `n_b × n_b`), and contacts of dimension 3
+/// with the rows `H_c` (`3 × (n_a + n_b)`, row-major, the columns of their first body then of
+/// their second) of their one or two bodies.
+///
+/// Built incrementally ([`FactoredDelassus::push_body_diagonal`],
+/// [`FactoredDelassus::push_body_dense`], [`FactoredDelassus::push_contact`]); its buffers can
+/// be reused from one step to the next ([`FactoredDelassus::clear`]).
+#[derive(Clone, Debug, Default)]
+pub struct FactoredDelassus {
+    /// Start of body `b`'s velocities in the global velocity vector (`nb + 1` entries).
+    body_starts: Vec<usize>,
+    /// Start of body `b`'s inverse in `inverse` (`nb + 1` entries).
+    inverse_starts: Vec<usize>,
+    /// Whether body `b`'s inverse is stored as its diagonal.
+    diagonal: Vec<bool>,
+    /// The inverses: the diagonal (`n_b` values) or the dense matrix (row-major, `n_b²`).
+    inverse: Vec<f64>,
+    /// The bodies of each contact (`NO_BODY` as the second of a one-body contact).
+    contact_bodies: Vec<[usize; 2]>,
+    /// Start of contact `c`'s rows in `h` (`nc + 1` entries).
+    h_starts: Vec<usize>,
+    h: Vec<f64>,
+}
+
+impl FactoredDelassus {
+    /// An operator without bodies or contacts.
+    pub fn new() -> Self {
+        let mut d = Self::default();
+        d.clear();
+        d
+    }
+
+    /// Removes every body and contact (keeps the buffers).
+    pub fn clear(&mut self) {
+        for v in [&mut self.body_starts, &mut self.inverse_starts, &mut self.h_starts] {
+            v.clear();
+            v.push(0);
+        }
+        self.diagonal.clear();
+        self.inverse.clear();
+        self.contact_bodies.clear();
+        self.h.clear();
+    }
+
+    /// Adds a body whose inverse iteration matrix is `diag(inverse_diagonal)`; returns its
+    /// index.
+    ///
+    /// # Errors
+    /// [`NumericsError::EmptyProblem`] for a body without velocities,
+    /// [`NumericsError::NonFinite`] for NaN or infinite entries.
+    pub fn push_body_diagonal(&mut self, inverse_diagonal: &[f64]) -> Result<usize, NumericsError> {
+        self.push_body(inverse_diagonal.len(), inverse_diagonal, true)
+    }
+
+    /// Adds a body whose inverse iteration matrix is the dense `n × n` matrix `inverse`
+    /// (row-major, `n² ` values); returns its index.
+    ///
+    /// # Errors
+    /// [`NumericsError::EmptyProblem`] for `n = 0`, [`NumericsError::DimensionMismatch`] when
+    /// `inverse` has not `n²` values, [`NumericsError::NonFinite`] for NaN or infinite entries.
+    pub fn push_body_dense(&mut self, n: usize, inverse: &[f64]) -> Result<usize, NumericsError> {
+        check_len("factored delassus: dense body inverse", inverse, n * n)?;
+        self.push_body(n, inverse, false)
+    }
+
+    fn push_body(&mut self, n: usize, values: &[f64], diagonal: bool) -> Result<usize, NumericsError> {
+        if n == 0 {
+            return Err(NumericsError::EmptyProblem { what: "factored delassus: a body without velocities" });
+        }
+        check_finite("factored delassus: body inverse", values)?;
+        let b = self.diagonal.len();
+        self.inverse.extend_from_slice(values);
+        self.inverse_starts.push(self.inverse.len());
+        self.body_starts.push(self.body_starts[b] + n);
+        self.diagonal.push(diagonal);
+        Ok(b)
+    }
+
+    /// Adds a contact of dimension 3 on the bodies `bodies` (one or two, distinct) with the
+    /// rows `h` of `H_c` (row-major, `3 × Σ n_b`, the columns of `bodies[0]` first); returns
+    /// its index.
+    ///
+    /// # Errors
+    /// [`NumericsError::InvalidInput`] for no body, more than two, an unknown body or the same
+    /// body twice; [`NumericsError::DimensionMismatch`] when `h` has not `3 · Σ n_b` values;
+    /// [`NumericsError::NonFinite`] for NaN or infinite entries.
+    pub fn push_contact(&mut self, bodies: &[usize], h: &[f64]) -> Result<usize, NumericsError> {
+        let invalid =
+            |reason: &str| NumericsError::InvalidInput { what: "factored delassus contact", reason: reason.into() };
+        let pair = match *bodies {
+            [a] => [a, NO_BODY],
+            [a, b] if a != b => [a, b],
+            [_, _] => return Err(invalid("the same body twice")),
+            _ => return Err(invalid("a contact has one or two bodies")),
+        };
+        let nb = self.number_of_bodies();
+        if bodies.iter().any(|&b| b >= nb) {
+            return Err(invalid("unknown body"));
+        }
+        let columns: usize = bodies.iter().map(|&b| self.body_size(b)).sum();
+        check_len("factored delassus: contact rows H_c", h, 3 * columns)?;
+        check_finite("factored delassus: contact rows H_c", h)?;
+        let c = self.contact_bodies.len();
+        self.contact_bodies.push(pair);
+        self.h.extend_from_slice(h);
+        self.h_starts.push(self.h.len());
+        Ok(c)
+    }
+
+    /// Number of bodies.
+    pub fn number_of_bodies(&self) -> usize {
+        self.diagonal.len()
+    }
+
+    /// Number of contacts `nc` (the operator is `3nc × 3nc`).
+    pub fn number_of_contacts(&self) -> usize {
+        self.contact_bodies.len()
+    }
+
+    /// Length of the global velocity vector (`Σ n_b`).
+    pub fn velocity_size(&self) -> usize {
+        self.body_starts[self.number_of_bodies()]
+    }
+
+    fn body_size(&self, b: usize) -> usize {
+        self.body_starts[b + 1] - self.body_starts[b]
+    }
+
+    /// The bodies of contact `c` with, for each, its column offset in `H_c`.
+    fn bodies_of(&self, c: usize) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let [a, b] = self.contact_bodies[c];
+        let na = self.body_size(a);
+        std::iter::once((a, 0)).chain((b != NO_BODY).then_some((b, na)))
+    }
+
+    /// `x ← M_b⁻¹ x`.
+    fn apply_inverse(&self, b: usize, x: &mut [f64]) {
+        let inv = &self.inverse[self.inverse_starts[b]..self.inverse_starts[b + 1]];
+        if self.diagonal[b] {
+            for (xi, d) in x.iter_mut().zip(inv) {
+                *xi *= d;
+            }
+        } else {
+            let n = x.len();
+            let mut y = [0.0; 16];
+            let mut big = Vec::new();
+            let out: &mut [f64] = if n <= 16 {
+                &mut y[..n]
+            } else {
+                big.resize(n, 0.0);
+                &mut big
+            };
+            for (i, oi) in out.iter_mut().enumerate() {
+                *oi = inv[i * n..(i + 1) * n].iter().zip(x.iter()).map(|(a, b)| a * b).sum();
+            }
+            x.copy_from_slice(out);
+        }
+    }
+
+    /// The diagonal block `W_cc = Σ_b H_c^b M_b⁻¹ (H_c^b)ᵀ` of contact `c` (row-major).
+    pub fn diagonal_block(&self, c: usize) -> [[f64; 3]; 3] {
+        let h = &self.h[self.h_starts[c]..self.h_starts[c + 1]];
+        let columns = h.len() / 3;
+        let mut block = [[0.0; 3]; 3];
+        let mut col = Vec::new();
+        for (b, off) in self.bodies_of(c) {
+            let n = self.body_size(b);
+            for l in 0..3 {
+                // Column l of M_b⁻¹ (H_c^b)ᵀ, then its products with the rows of H_c^b.
+                col.clear();
+                col.extend_from_slice(&h[l * columns + off..l * columns + off + n]);
+                self.apply_inverse(b, &mut col);
+                for (i, row) in block.iter_mut().enumerate() {
+                    row[l] +=
+                        h[i * columns + off..i * columns + off + n].iter().zip(&col).map(|(a, x)| a * x).sum::<f64>();
+                }
+            }
+        }
+        block
+    }
+
+    /// The body velocities `w = M⁻¹ Hᵀ r` (`w.len()` = [`velocity_size`](Self::velocity_size),
+    /// `r.len() = 3nc`): `p = Hᵀ r` summed contact by contact, then `M_b⁻¹` per body.
+    pub fn body_velocities(&self, r: &[f64], w: &mut [f64]) {
+        w.fill(0.0);
+        for c in 0..self.number_of_contacts() {
+            let h = &self.h[self.h_starts[c]..self.h_starts[c + 1]];
+            let columns = h.len() / 3;
+            let rc = &r[3 * c..3 * c + 3];
+            for (b, off) in self.bodies_of(c) {
+                let start = self.body_starts[b];
+                for (k, wk) in w[start..self.body_starts[b + 1]].iter_mut().enumerate() {
+                    *wk += h[off + k] * rc[0] + h[columns + off + k] * rc[1] + h[2 * columns + off + k] * rc[2];
+                }
+            }
+        }
+        for b in 0..self.number_of_bodies() {
+            let (s, e) = (self.body_starts[b], self.body_starts[b + 1]);
+            self.apply_inverse(b, &mut w[s..e]);
+        }
+    }
+
+    /// `u ← u + H w` (`w` the global velocity).
+    pub fn add_contact_velocities(&self, w: &[f64], u: &mut [f64]) {
+        for c in 0..self.number_of_contacts() {
+            let h = &self.h[self.h_starts[c]..self.h_starts[c + 1]];
+            let columns = h.len() / 3;
+            for (b, off) in self.bodies_of(c) {
+                let wb = &w[self.body_starts[b]..self.body_starts[b + 1]];
+                for i in 0..3 {
+                    let row = &h[i * columns + off..i * columns + off + wb.len()];
+                    u[3 * c + i] += row.iter().zip(wb).map(|(a, x)| a * x).sum::<f64>();
+                }
+            }
+        }
+    }
+
+    /// The assembled `W = H M⁻¹ Hᵀ` in sparse-block storage (3×3 blocks, one block row per
+    /// contact; block `(c, d)` present when `c` and `d` share a body), for the solvers that
+    /// need the matrix and for checks.
+    ///
+    /// # Errors
+    /// [`NumericsError::EmptyProblem`] without contacts.
+    pub fn assemble(&self) -> Result<NumericsMatrix, NumericsError> {
+        let nc = self.number_of_contacts();
+        if nc == 0 {
+            return Err(NumericsError::EmptyProblem { what: "factored delassus without contacts" });
+        }
+        let nb = self.number_of_bodies();
+        let mut by_body: Vec<Vec<usize>> = vec![Vec::new(); nb];
+        for c in 0..nc {
+            for (b, _) in self.bodies_of(c) {
+                by_body[b].push(c);
+            }
+        }
+        let mut row_ptr = vec![0];
+        let mut col_idx = Vec::new();
+        let mut values = Vec::new();
+        let mut x = Vec::new();
+        for c in 0..nc {
+            let mut cols: Vec<usize> = self.bodies_of(c).flat_map(|(b, _)| by_body[b].iter().copied()).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            let hc = &self.h[self.h_starts[c]..self.h_starts[c + 1]];
+            let cc = hc.len() / 3;
+            for &d in &cols {
+                let hd = &self.h[self.h_starts[d]..self.h_starts[d + 1]];
+                let cd = hd.len() / 3;
+                let mut block = [0.0; 9];
+                for (b, off_c) in self.bodies_of(c) {
+                    let Some((_, off_d)) = self.bodies_of(d).find(|&(bd, _)| bd == b) else { continue };
+                    let n = self.body_size(b);
+                    for l in 0..3 {
+                        x.clear();
+                        x.extend_from_slice(&hd[l * cd + off_d..l * cd + off_d + n]);
+                        self.apply_inverse(b, &mut x);
+                        for i in 0..3 {
+                            let row = &hc[i * cc + off_c..i * cc + off_c + n];
+                            // Column-major 3×3 block.
+                            block[i + 3 * l] += row.iter().zip(&x).map(|(a, v)| a * v).sum::<f64>();
+                        }
+                    }
+                }
+                col_idx.push(d);
+                values.extend_from_slice(&block);
+            }
+            row_ptr.push(col_idx.len());
+        }
+        let ends: Vec<usize> = (1..=nc).map(|c| 3 * c).collect();
+        Ok(NumericsMatrix::SparseBlock(SparseBlockMatrix::new(ends.clone(), ends, row_ptr, col_idx, values)?))
+    }
+
+    /// A copy with the contacts in the order `contacts` (new contact `i` is old contact
+    /// `contacts[i]`) and the bodies in the order `bodies` (new body `j` is old body
+    /// `bodies[j]`; every body of a listed contact must be listed).
+    fn permuted(&self, contacts: &[usize], bodies: &[usize]) -> Self {
+        let mut new_index = vec![NO_BODY; self.number_of_bodies()];
+        let mut out = Self::new();
+        for (j, &b) in bodies.iter().enumerate() {
+            new_index[b] = j;
+            let inv = &self.inverse[self.inverse_starts[b]..self.inverse_starts[b + 1]];
+            out.inverse.extend_from_slice(inv);
+            out.inverse_starts.push(out.inverse.len());
+            out.body_starts.push(out.body_starts[j] + self.body_size(b));
+            out.diagonal.push(self.diagonal[b]);
+        }
+        out.h.reserve(self.h.len());
+        for &c in contacts {
+            let [a, b] = self.contact_bodies[c];
+            out.contact_bodies.push([new_index[a], if b == NO_BODY { NO_BODY } else { new_index[b] }]);
+            out.h.extend_from_slice(&self.h[self.h_starts[c]..self.h_starts[c + 1]]);
+            out.h_starts.push(out.h.len());
+        }
+        out
+    }
+}
+
+/// A 3D frictional contact problem `u = W r + q`, `K_μ ∋ r_c ⊥ û_c ∈ K_μ*` (as
+/// [`Fc3dProblem`]) whose `W = H M⁻¹ Hᵀ` is a [`FactoredDelassus`].
+#[derive(Clone, Debug)]
+pub struct FactoredFc3dProblem {
+    delassus: FactoredDelassus,
+    q: Vec<f64>,
+    mu: Vec<f64>,
+}
+
+impl FactoredFc3dProblem {
+    /// Builds the problem from `W`, `q` (`3nc`) and `μ` (`nc`).
+    ///
+    /// # Errors
+    /// [`NumericsError::EmptyProblem`] without contacts, [`NumericsError::DimensionMismatch`]
+    /// when the sizes disagree, [`NumericsError::NonFinite`] for NaN or infinite data,
+    /// [`NumericsError::InvalidInput`] for a negative `μ`.
+    pub fn new(delassus: FactoredDelassus, q: Vec<f64>, mu: Vec<f64>) -> Result<Self, NumericsError> {
+        let nc = delassus.number_of_contacts();
+        if nc == 0 {
+            return Err(NumericsError::EmptyProblem { what: "factored frictional contact problem without contacts" });
+        }
+        check_len("factored fc vector q", &q, 3 * nc)?;
+        if mu.len() != nc {
+            return Err(NumericsError::DimensionMismatch {
+                what: "factored fc friction coefficients",
+                expected: nc,
+                found: mu.len(),
+            });
+        }
+        check_finite("factored fc vector q", &q)?;
+        check_mu(&mu)?;
+        Ok(Self { delassus, q, mu })
+    }
+
+    /// Number of contacts `nc`.
+    pub fn number_of_contacts(&self) -> usize {
+        self.mu.len()
+    }
+
+    /// Number of unknowns `3nc`.
+    pub fn size(&self) -> usize {
+        self.q.len()
+    }
+
+    /// The operator `W`.
+    pub fn delassus(&self) -> &FactoredDelassus {
+        &self.delassus
+    }
+
+    /// The vector `q`.
+    pub fn q(&self) -> &[f64] {
+        &self.q
+    }
+
+    /// The friction coefficients.
+    pub fn mu(&self) -> &[f64] {
+        &self.mu
+    }
+
+    /// Splits the problem into `(W, q, μ)` (to reuse the buffers).
+    pub fn into_parts(self) -> (FactoredDelassus, Vec<f64>, Vec<f64>) {
+        (self.delassus, self.q, self.mu)
+    }
+
+    /// The same problem with `W` assembled ([`FactoredDelassus::assemble`]).
+    ///
+    /// # Errors
+    /// As [`Fc3dProblem::new`].
+    pub fn to_assembled(&self) -> Result<Fc3dProblem, NumericsError> {
+        Fc3dProblem::new(self.delassus.assemble()?, self.q.clone(), self.mu.clone())
+    }
+
+    /// `u = W r + q`, through the body velocities `w = M⁻¹ Hᵀ r` (workspace of
+    /// [`FactoredDelassus::velocity_size`]).
+    fn velocity(&self, r: &[f64], u: &mut [f64], w: &mut Vec<f64>) {
+        w.resize(self.delassus.velocity_size(), 0.0);
+        self.delassus.body_velocities(r, w);
+        u.copy_from_slice(&self.q);
+        self.delassus.add_contact_velocities(w, u);
+    }
+
+    /// Siconos' error of `r` ([`Fc3dProblem::compute_error`]: `‖(e_c)_c‖` normalized by
+    /// `max(‖q‖, ‖r‖, ‖u‖)`); stores `u = W r + q` into `u`.
+    ///
+    /// # Errors
+    /// [`NumericsError::DimensionMismatch`] when `r` or `u` is not of length `3nc`.
+    pub fn compute_error(&self, r: &[f64], u: &mut [f64]) -> Result<f64, NumericsError> {
+        check_len("factored fc error: reaction r", r, self.size())?;
+        check_len("factored fc error: velocity u", u, self.size())?;
+        Ok(self.error_with(r, u, &mut Vec::new()))
+    }
+
+    fn error_with(&self, r: &[f64], u: &mut [f64], w: &mut Vec<f64>) -> f64 {
+        self.velocity(r, u, w);
+        let mut sum = 0.0;
+        for ((rc, uc), &mu) in r.chunks_exact(3).zip(u.chunks_exact(3)).zip(&self.mu) {
+            sum += contact_error_squared(&[rc[0], rc[1], rc[2]], &[uc[0], uc[1], uc[2]], mu);
+        }
+        let err = sum.sqrt();
+        let scale = norm2(&self.q).max(norm2(r)).max(norm2(u));
+        if scale > f64::EPSILON { err / scale } else { err }
+    }
+}
+
+/// NSGS on a [`FactoredFc3dProblem`] with the body velocities as state (module
+/// documentation); the options are those of [`super::nsgs::NsgsSolver`] (`NsgsOptions`), with
+/// the same meaning: tolerance and sweep cap, one-contact solver (the closed form when
+/// `W_cc = diag(a, b, b)`), relaxation, error evaluation, shuffling, Anderson acceleration.
+///
+/// Parallel mode (`parallel` with [`NsgsSchedule::Halves`], from 8192 contacts on, without
+/// shuffling): the contacts are split as in `Halves` — the first half `A`, the contacts of the
+/// second half sharing a body with `A` (`S`), the rest `B` — and the bodies renumbered so that
+/// those of `A` and those of `B` (disjoint sets) are contiguous; a sweep updates `A` and `B` in
+/// one rayon join, then `S`. The same numbers for every thread count. `parallel` with
+/// [`NsgsSchedule::Colours`] is rejected ([`FactoredNsgsSolver::new`]): colouring needs the
+/// contact graph of the assembled matrix.
+///
+/// Status and residual as [`super::nsgs::NsgsSolver`]: the residual is always the full error
+/// [`FactoredFc3dProblem::compute_error`] at the returned `r` (recomputed from `r`, not from the
+/// incrementally updated body velocities), and `u = W r + q` on return.
+#[derive(Debug)]
+pub struct FactoredNsgsSolver {
+    options: NsgsOptions,
+    diag: Vec<[[f64; 3]; 3]>,
+    isotropic: Vec<Option<[f64; 2]>>,
+    w: Vec<f64>,
+    order: Vec<usize>,
+    anderson: Anderson,
+    rigid: Vec<Rigid>,
+    minv: Vec<[f64; 6]>,
+}
+
+/// What the contact updates read.
+struct Context<'a> {
+    delassus: &'a FactoredDelassus,
+    q: &'a [f64],
+    mu: &'a [f64],
+    diag: &'a [[[f64; 3]; 3]],
+    isotropic: &'a [Option<[f64; 2]>],
+    local: Local,
+    omega: f64,
+}
+
+impl Update for Context<'_> {
+    #[inline(always)]
+    fn update(&self, c: usize, rc: &mut [f64], delta: Option<&mut [f64]>, w: &mut [f64], w_base: usize) -> Option<f64> {
+        let d = self.delassus;
+        let h = &d.h[d.h_starts[c]..d.h_starts[c + 1]];
+        let columns = h.len() / 3;
+        let old = [rc[0], rc[1], rc[2]];
+        let mut u = [self.q[3 * c], self.q[3 * c + 1], self.q[3 * c + 2]];
+        let [a, b] = d.contact_bodies[c];
+        let na = d.body_size(a);
+        let bodies = [(a, 0usize, na), (b, na, if b == NO_BODY { 0 } else { d.body_size(b) })];
+        let count = if b == NO_BODY { 1 } else { 2 };
+        for &(body, off, n) in &bodies[..count] {
+            let s = d.body_starts[body] - w_base;
+            let wb = &w[s..s + n];
+            for (i, ui) in u.iter_mut().enumerate() {
+                let row = &h[i * columns + off..i * columns + off + n];
+                let mut acc = 0.0;
+                for (x, y) in row.iter().zip(wb) {
+                    acc += x * y;
+                }
+                *ui += acc;
+            }
+        }
+        let wcc = &self.diag[c];
+        let mut q_loc = u;
+        for (i, qi) in q_loc.iter_mut().enumerate() {
+            *qi -= wcc[i][0] * old[0] + wcc[i][1] * old[1] + wcc[i][2] * old[2];
+        }
+        let new = relaxed_local_solution(&self.local, self.isotropic[c], wcc, q_loc, self.mu[c], self.omega, old)?;
+        let dr = [new[0] - old[0], new[1] - old[1], new[2] - old[2]];
+        for &(body, off, n) in &bodies[..count] {
+            let s = d.body_starts[body] - w_base;
+            let inv = &d.inverse[d.inverse_starts[body]..d.inverse_starts[body + 1]];
+            if d.diagonal[body] {
+                for (k, (wk, m)) in w[s..s + n].iter_mut().zip(inv).enumerate() {
+                    let p = h[off + k] * dr[0] + h[columns + off + k] * dr[1] + h[2 * columns + off + k] * dr[2];
+                    *wk += m * p;
+                }
+            } else {
+                let mut p = vec![0.0; n];
+                for (k, pk) in p.iter_mut().enumerate() {
+                    *pk = h[off + k] * dr[0] + h[columns + off + k] * dr[1] + h[2 * columns + off + k] * dr[2];
+                }
+                d.apply_inverse(body, &mut p);
+                for (wk, pk) in w[s..s + n].iter_mut().zip(&p) {
+                    *wk += pk;
+                }
+            }
+        }
+        let increment = increment_squared(&new, rc);
+        if let Some(dl) = delta {
+            dl.copy_from_slice(&dr);
+        }
+        rc.copy_from_slice(&new);
+        Some(increment)
+    }
+}
+
+/// One contact update of a sweep, on the reactions `rc` of the contact (increment into
+/// `delta` when given), with the body velocities `w` whose entry 0 is global velocity `w_base`;
+/// returns `‖Δr_c‖²`, or `None` on a breakdown.
+trait Update: Sync {
+    fn update(&self, c: usize, rc: &mut [f64], delta: Option<&mut [f64]>, w: &mut [f64], w_base: usize) -> Option<f64>;
+
+    /// Updates the contacts `order` (indices into the part: contact `first + i` has reaction
+    /// `r[3i..3i + 3]`); the body velocities `w` start at global velocity `w_base`.
+    fn sweep(
+        &self,
+        order: impl IntoIterator<Item = usize>,
+        first: usize,
+        r: &mut [f64],
+        delta: &mut [f64],
+        w: &mut [f64],
+        w_base: usize,
+    ) -> Option<f64> {
+        let mut increment = 0.0;
+        for c in order {
+            let l = 3 * (c - first);
+            increment += self.update(c, &mut r[l..l + 3], delta.get_mut(l..l + 3), w, w_base)?;
+        }
+        Some(increment)
+    }
+}
+
+/// Marks the absent second body of a [`Rigid`] contact.
+const NO_RIGID: u32 = u32::MAX;
+
+/// A contact of the rigid-body fast path (every body of 6 velocities with a diagonal inverse):
+/// `H_c` as fixed rows of 12 (the second body's 6 columns zero for a one-body contact) and the
+/// bodies' numbers.
+#[derive(Clone, Copy, Debug)]
+struct Rigid {
+    h: [[f64; 12]; 3],
+    bodies: [u32; 2],
+}
+
+/// The rigid-body fast path of [`Context`]: the same operations with fixed sizes.
+struct RigidContext<'a> {
+    contacts: &'a [Rigid],
+    /// The inverse diagonal of each body.
+    minv: &'a [[f64; 6]],
+    common: &'a Context<'a>,
+}
+
+impl RigidContext<'_> {
+    /// `w = M⁻¹ Hᵀ r` (as [`FactoredDelassus::body_velocities`], the same sums).
+    fn body_velocities(&self, r: &[f64], w: &mut [f64]) {
+        w.fill(0.0);
+        for (c, k) in self.contacts.iter().enumerate() {
+            let rc = [r[3 * c], r[3 * c + 1], r[3 * c + 2]];
+            for (side, &b) in k.bodies.iter().enumerate() {
+                if b == NO_RIGID {
+                    continue;
+                }
+                let s = 6 * b as usize;
+                for (j, wj) in w[s..s + 6].iter_mut().enumerate() {
+                    let col = 6 * side + j;
+                    *wj += k.h[0][col] * rc[0] + k.h[1][col] * rc[1] + k.h[2][col] * rc[2];
+                }
+            }
+        }
+        for (wb, m) in w.chunks_exact_mut(6).zip(self.minv) {
+            for (x, d) in wb.iter_mut().zip(m) {
+                *x *= d;
+            }
+        }
+    }
+}
+
+impl Update for RigidContext<'_> {
+    #[inline(always)]
+    fn update(&self, c: usize, rc: &mut [f64], delta: Option<&mut [f64]>, w: &mut [f64], w_base: usize) -> Option<f64> {
+        let k = &self.contacts[c];
+        let ctx = self.common;
+        let old = [rc[0], rc[1], rc[2]];
+        let mut u = [ctx.q[3 * c], ctx.q[3 * c + 1], ctx.q[3 * c + 2]];
+        let mut starts = [usize::MAX; 2];
+        for (side, &b) in k.bodies.iter().enumerate() {
+            if b == NO_RIGID {
+                continue;
+            }
+            let s = 6 * b as usize - w_base;
+            starts[side] = s;
+            let wb: &[f64; 6] = w.get(s..s + 6)?.try_into().ok()?;
+            for (i, ui) in u.iter_mut().enumerate() {
+                let row = &k.h[i][6 * side..6 * side + 6];
+                let mut acc = 0.0;
+                for j in 0..6 {
+                    acc += row[j] * wb[j];
+                }
+                *ui += acc;
+            }
+        }
+        let wcc = &ctx.diag[c];
+        let mut q_loc = u;
+        for (i, qi) in q_loc.iter_mut().enumerate() {
+            *qi -= wcc[i][0] * old[0] + wcc[i][1] * old[1] + wcc[i][2] * old[2];
+        }
+        let new = relaxed_local_solution(&ctx.local, ctx.isotropic[c], wcc, q_loc, ctx.mu[c], ctx.omega, old)?;
+        let dr = [new[0] - old[0], new[1] - old[1], new[2] - old[2]];
+        for (side, &b) in k.bodies.iter().enumerate() {
+            if b == NO_RIGID {
+                continue;
+            }
+            let s = starts[side];
+            let m = &self.minv[b as usize];
+            let wb: &mut [f64; 6] = w.get_mut(s..s + 6)?.try_into().ok()?;
+            for j in 0..6 {
+                let col = 6 * side + j;
+                wb[j] += m[j] * (k.h[0][col] * dr[0] + k.h[1][col] * dr[1] + k.h[2][col] * dr[2]);
+            }
+        }
+        let increment = increment_squared(&new, rc);
+        if let Some(dl) = delta {
+            dl.copy_from_slice(&dr);
+        }
+        rc.copy_from_slice(&new);
+        Some(increment)
+    }
+}
+
+/// The parts of a problem renumbered for [`NsgsSchedule::Halves`]: contacts `0..na` (`A`),
+/// `na..na + nb` (`B`), the rest (`S`); the bodies of `A` are the velocities `0..va`, those of
+/// `B` the velocities `va..vb`.
+#[derive(Clone, Copy, Debug)]
+struct Halves {
+    na: usize,
+    nb: usize,
+    va: usize,
+    vb: usize,
+}
+
+impl FactoredNsgsSolver {
+    /// Builds a solver.
+    ///
+    /// # Errors
+    /// As [`super::nsgs::NsgsSolver::new`], and [`NumericsError::InvalidOption`] for `parallel`
+    /// with [`NsgsSchedule::Colours`].
+    pub fn new(options: NsgsOptions) -> Result<Self, NumericsError> {
+        options.validate()?;
+        if options.parallel && options.schedule == NsgsSchedule::Colours {
+            return Err(NumericsError::InvalidOption {
+                name: "schedule",
+                reason: "the factored NSGS runs in parallel with NsgsSchedule::Halves only",
+            });
+        }
+        Ok(Self {
+            options,
+            diag: Vec::new(),
+            isotropic: Vec::new(),
+            w: Vec::new(),
+            order: Vec::new(),
+            anderson: Anderson::default(),
+            rigid: Vec::new(),
+            minv: Vec::new(),
+        })
+    }
+
+    /// The options.
+    pub fn options(&self) -> &NsgsOptions {
+        &self.options
+    }
+
+    /// Solves `problem` from the warm start `r`; on return `r` holds the reactions and
+    /// `u = W r + q`.
+    ///
+    /// # Errors
+    /// [`NumericsError::DimensionMismatch`] when `r` or `u` is not of length `3nc`,
+    /// [`NumericsError::NonFinite`] for a non-finite warm start.
+    pub fn solve(
+        &mut self,
+        problem: &FactoredFc3dProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
+        let n = problem.size();
+        check_len("factored nsgs reaction r", r, n)?;
+        check_len("factored nsgs velocity u", u, n)?;
+        if !r.iter().all(|v| v.is_finite()) {
+            return Err(NumericsError::NonFinite { what: "factored nsgs initial reaction r" });
+        }
+        if problem.q.iter().step_by(3).all(|&qn| qn >= 0.0) {
+            // Siconos' trivial case (as `NsgsSolver`): r = 0, u = q.
+            r.fill(0.0);
+            let residual = problem.error_with(r, u, &mut self.w);
+            return Ok(SolverReport::new(SolverStatus::Converged, 0, residual));
+        }
+        let nc = problem.number_of_contacts();
+        let o = &self.options;
+        if o.parallel && !o.shuffle && nc >= HALVES_MIN_CONTACTS {
+            return self.solve_in_halves(problem, r, u);
+        }
+        let report = self.run(problem, r, self.options.tolerance, None)?;
+        let residual = problem.error_with(r, u, &mut self.w);
+        Ok(SolverReport::new(report.status, report.iterations, residual))
+    }
+
+    /// The halves schedule on a renumbered copy of `problem`; `r`, `u` and the residual are
+    /// returned on the original (a copy's error differs from the original's only by the order
+    /// of the sums; if that puts it above the tolerance, the sweeps resume with a halved
+    /// tolerance, at most 3 times).
+    fn solve_in_halves(
+        &mut self,
+        problem: &FactoredFc3dProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
+        let d = &problem.delassus;
+        let nc = problem.number_of_contacts();
+        let half = nc / 2;
+        let nbodies = d.number_of_bodies();
+        let mut in_a = vec![false; nbodies];
+        for c in 0..half {
+            for (b, _) in d.bodies_of(c) {
+                in_a[b] = true;
+            }
+        }
+        let separator: Vec<bool> = (0..nc).map(|c| c >= half && d.bodies_of(c).any(|(b, _)| in_a[b])).collect();
+        let mut contacts: Vec<usize> = (0..half).collect();
+        contacts.extend((half..nc).filter(|&c| !separator[c]));
+        let nb = contacts.len() - half;
+        contacts.extend((half..nc).filter(|&c| separator[c]));
+        let mut in_b = vec![false; nbodies];
+        for &c in &contacts[half..half + nb] {
+            for (b, _) in d.bodies_of(c) {
+                in_b[b] = true;
+            }
+        }
+        let mut bodies: Vec<usize> = (0..nbodies).filter(|&b| in_a[b]).collect();
+        let va: usize = bodies.iter().map(|&b| d.body_size(b)).sum();
+        bodies.extend((0..nbodies).filter(|&b| in_b[b]));
+        let vb: usize = bodies.iter().map(|&b| d.body_size(b)).sum();
+        bodies.extend((0..nbodies).filter(|&b| !in_a[b] && !in_b[b]));
+        let permuted = FactoredFc3dProblem {
+            delassus: d.permuted(&contacts, &bodies),
+            q: contacts.iter().flat_map(|&c| problem.q[3 * c..3 * c + 3].iter().copied()).collect(),
+            mu: contacts.iter().map(|&c| problem.mu[c]).collect(),
+        };
+        let layout = Halves { na: half, nb, va, vb };
+        let mut rp: Vec<f64> = contacts.iter().flat_map(|&c| r[3 * c..3 * c + 3].iter().copied()).collect();
+        let tolerance = self.options.tolerance;
+        let mut iterations = 0;
+        let mut attempts = 0;
+        loop {
+            let report = self.run(&permuted, &mut rp, tolerance * 0.5f64.powi(attempts), Some(layout))?;
+            iterations += report.iterations;
+            for (i, &c) in contacts.iter().enumerate() {
+                r[3 * c..3 * c + 3].copy_from_slice(&rp[3 * i..3 * i + 3]);
+            }
+            let residual = problem.error_with(r, u, &mut self.w);
+            if residual <= tolerance {
+                return Ok(SolverReport::new(SolverStatus::Converged, iterations, residual));
+            }
+            if report.status != SolverStatus::Converged || iterations >= self.options.max_iterations || attempts == 3 {
+                let status =
+                    if report.status == SolverStatus::Converged { SolverStatus::Stalled } else { report.status };
+                return Ok(SolverReport::new(status, iterations, residual));
+            }
+            attempts += 1;
+        }
+    }
+
+    /// The sweeps on `problem` (natural or shuffled order, or `halves`) until the stopping test
+    /// at `tolerance` holds; the report's residual is the last full error evaluated on
+    /// `problem` (the caller recomputes the final one). Runs the rigid-body fast path when every
+    /// body has 6 velocities and a diagonal inverse.
+    fn run(
+        &mut self,
+        problem: &FactoredFc3dProblem,
+        r: &mut [f64],
+        tolerance: f64,
+        halves: Option<Halves>,
+    ) -> Result<SolverReport, NumericsError> {
+        let d = &problem.delassus;
+        let nc = problem.number_of_contacts();
+        self.diag.clear();
+        self.diag.extend((0..nc).map(|c| d.diagonal_block(c)));
+        if self.diag.iter().any(|b| (0..3).any(|i| b[i][i].is_nan() || b[i][i] <= 0.0)) {
+            let residual = problem.error_with(r, &mut vec![0.0; 3 * nc], &mut self.w);
+            let status = if residual <= tolerance { SolverStatus::Converged } else { SolverStatus::NumericalBreakdown };
+            return Ok(SolverReport::new(status, 0, residual));
+        }
+        self.isotropic.clear();
+        self.isotropic.extend(self.diag.iter().map(isotropic_inverse));
+        let o = &self.options;
+        let context = Context {
+            delassus: d,
+            q: &problem.q,
+            mu: &problem.mu,
+            diag: &self.diag,
+            isotropic: &self.isotropic,
+            local: Local::from_options(o),
+            omega: o.relaxation,
+        };
+        let state = State { w: &mut self.w, order: &mut self.order, anderson: &mut self.anderson };
+        let rigid = (0..d.number_of_bodies()).all(|b| d.diagonal[b] && d.body_size(b) == 6)
+            && u32::try_from(d.number_of_bodies()).is_ok_and(|n| n < NO_RIGID);
+        if rigid {
+            self.minv.clear();
+            self.minv.extend(d.inverse.chunks_exact(6).map(|m| [m[0], m[1], m[2], m[3], m[4], m[5]]));
+            self.rigid.clear();
+            self.rigid.extend((0..nc).map(|c| {
+                let h = &d.h[d.h_starts[c]..d.h_starts[c + 1]];
+                let columns = h.len() / 3;
+                let mut k = Rigid { h: [[0.0; 12]; 3], bodies: [NO_RIGID; 2] };
+                for (i, row) in k.h.iter_mut().enumerate() {
+                    row[..columns].copy_from_slice(&h[i * columns..(i + 1) * columns]);
+                }
+                for (slot, b) in k.bodies.iter_mut().zip(d.contact_bodies[c]) {
+                    if b != NO_BODY {
+                        // Bounded by the number of bodies, checked above.
+                        *slot = b as u32;
+                    }
+                }
+                k
+            }));
+            let fast = RigidContext { contacts: &self.rigid, minv: &self.minv, common: &context };
+            Ok(iterate(&fast, &|r, w| fast.body_velocities(r, w), problem, o, tolerance, halves, r, state))
+        } else {
+            Ok(iterate(&context, &|r, w| d.body_velocities(r, w), problem, o, tolerance, halves, r, state))
+        }
+    }
+}
+
+/// The solver's buffers a solve works on.
+struct State<'a> {
+    w: &'a mut Vec<f64>,
+    order: &'a mut Vec<usize>,
+    anderson: &'a mut Anderson,
+}
+
+/// The NSGS loop of [`FactoredNsgsSolver::run`] with the contact update `update` and the body
+/// velocities `w = M⁻¹ Hᵀ r` by `velocities`.
+#[allow(clippy::too_many_arguments)]
+fn iterate<U: Update>(
+    update: &U,
+    velocities: &dyn Fn(&[f64], &mut [f64]),
+    problem: &FactoredFc3dProblem,
+    o: &NsgsOptions,
+    tolerance: f64,
+    halves: Option<Halves>,
+    r: &mut [f64],
+    state: State<'_>,
+) -> SolverReport {
+    let State { w, order, anderson } = state;
+    let nc = problem.number_of_contacts();
+    let mut scratch = vec![0.0; 3 * nc];
+    w.resize(problem.delassus.velocity_size(), 0.0);
+    velocities(r, w);
+    order.clear();
+    order.extend(0..nc);
+    let mut rng = StdRng::seed_from_u64(o.shuffle_seed);
+    let max_it = o.max_iterations;
+    let mut stopping = StoppingTest::new(o, tolerance);
+    let mut accelerate = o.anderson_memory > 0;
+    if accelerate {
+        anderson.reset(o.anderson_memory, r.len());
+    }
+    let mut error_w = Vec::new();
+    for it in 1..=max_it {
+        let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
+        let swept = match halves {
+            Some(layout) => halves_sweep(update, layout, r, delta, w),
+            None => {
+                if o.shuffle {
+                    order.shuffle(&mut rng);
+                }
+                update.sweep(order.iter().copied(), 0, r, delta, w, 0)
+            }
+        };
+        let Some(increment) = swept else {
+            let residual = problem.error_with(r, &mut scratch, &mut error_w);
+            return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
+        };
+        if let Some(report) =
+            stopping.check(it, increment, r, &mut |r| problem.error_with(r, &mut scratch, &mut error_w))
+        {
+            return report;
+        }
+        if accelerate && it < max_it {
+            anderson.extrapolate(r, &problem.mu);
+            accelerate = !anderson.is_disabled();
+            // The extrapolation moved every reaction: the body velocities follow from r.
+            velocities(r, w);
+        }
+    }
+    SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
+}
+
+/// One sweep of the halves schedule: `A` and `B` in one rayon join (each with its own
+/// reactions, increments and body velocities), then `S`.
+fn halves_sweep<U: Update>(
+    context: &U,
+    layout: Halves,
+    r: &mut [f64],
+    delta: &mut [f64],
+    w: &mut [f64],
+) -> Option<f64> {
+    let Halves { na, nb, va, vb } = layout;
+    let nc = r.len() / 3;
+    let (ra, rest) = r.split_at_mut(3 * na);
+    let (rb, _) = rest.split_at_mut(3 * nb);
+    let (da, db) = if delta.is_empty() {
+        (&mut [][..], &mut [][..])
+    } else {
+        let (da, rest) = delta.split_at_mut(3 * na);
+        (da, &mut rest[..3 * nb])
+    };
+    let (wa, rest) = w.split_at_mut(va);
+    let (wb, _) = rest.split_at_mut(vb - va);
+    let part = |range: Range<usize>, rp: &mut [f64], dp: &mut [f64], wp: &mut [f64], base: usize| {
+        context.sweep(range.clone(), range.start, rp, dp, wp, base)
+    };
+    let (a, b) = rayon::join(|| part(0..na, ra, da, wa, 0), || part(na..na + nb, rb, db, wb, va));
+    let s = context.sweep(na + nb..nc, 0, r, delta, w, 0);
+    Some(a? + b? + s?)
+}
