@@ -73,12 +73,13 @@ pub enum NsgsSchedule {
     Colours,
     /// Two halves and a separator: the contacts are split in natural order into a first half
     /// `A`, the contacts of the second half coupled with `A` (the separator `S`), and the rest
-    /// `B`, which is not coupled with `A`. A sweep updates `A` and `B` at the same time (two rayon
-    /// tasks, each in natural order), then `S` in natural order: a Gauss–Seidel sweep in the
-    /// order `A, B, S`, the same numbers for every thread count, with a single parallel step per
-    /// sweep. It keeps the caller's order within each part (e.g. top-down in a pile ordered by
+    /// `B`, which is not coupled with `A`. A sweep updates `A` and `B` at the same time (`B` on a
+    /// worker thread that lives for the solve and spins between sweeps, when rayon's current pool
+    /// has at least 2 threads; each part in natural order), then `S` in natural order: a
+    /// Gauss–Seidel sweep in the order `A, B, S`, the same numbers for every thread count, with a
+    /// single parallel step per sweep. It keeps the caller's order within each part (e.g. top-down in a pile ordered by
     /// height, where `S` is a layer at mid-height). For sparse-block `W` with 3×3 blocks, without
-    /// shuffling (otherwise the colour schedule), from 8192 contacts on; smaller problems are
+    /// shuffling (otherwise the colour schedule), from 2048 contacts on; smaller problems are
     /// swept sequentially in natural order.
     Halves,
 }
@@ -253,10 +254,11 @@ impl NsgsOptions {
 }
 
 /// [`NsgsSchedule::Halves`] sweeps in parallel from this many contacts on, and sequentially
-/// (in natural order) below: a rayon join costs about 0.1 ms on the 2-core machine of the
-/// benchmarks, so a 2700-contact pile problem (0.1 ms per sweep) was 2× slower in halves, and a
-/// 10 000-contact one 1.1× faster.
-pub(crate) const HALVES_MIN_CONTACTS: usize = 8192;
+/// (in natural order) below. With part `B` on a persistent worker thread (a rayon join costs
+/// about 0.1 ms on the 2-core machine of the benchmarks, more than a sweep of 2700 contacts),
+/// the 1000-sphere pile (2700 contacts) stepped 1.09× slower in halves than sequentially, and
+/// the 5000-sphere pile (7000–13 000 contacts) 1.23× faster.
+pub(crate) const HALVES_MIN_CONTACTS: usize = 2048;
 
 /// Parallel NSGS renumbers the contacts colour by colour (see [`NsgsOptions::parallel`]) from
 /// this many contacts on; below, the copy costs more than the locality gains.
@@ -599,7 +601,12 @@ impl NsgsSolver {
                     if problem.number_of_contacts() >= HALVES_MIN_CONTACTS {
                         self.solve_in_halves(problem, m, r, u)
                     } else {
-                        self.solve_impl(problem, r, u, None)
+                        // Sequential sweeps in natural order (not the colour schedule, which
+                        // `parallel` selects in `solve_impl`).
+                        self.options.parallel = false;
+                        let report = self.solve_impl(problem, r, u, None);
+                        self.options.parallel = true;
+                        report
                     }
                 }
                 _ => self.solve_renumbered(problem, r, u),
@@ -769,59 +776,66 @@ impl NsgsSolver {
         if accelerate {
             self.anderson.reset(o.anderson_memory, r.len());
         }
-        for it in 1..=max_it {
-            let halves = match (layout, problem.w()) {
-                (Some(&Layout::Halves { na, nb }), NumericsMatrix::SparseBlock(m)) => Some((m, na, nb)),
-                _ => None,
-            };
-            let swept = if let Some((m, na, nb)) = halves {
-                let delta: &mut [f64] = if accelerate { &mut self.anderson.f } else { &mut [] };
-                halves_sweep(&sweep, m, na, nb, r, delta)
-            } else if o.parallel {
-                if o.shuffle {
-                    self.order.shuffle(&mut rng);
-                    for class in &mut self.classes {
-                        class.shuffle(&mut rng);
+        let halves = match (layout, problem.w()) {
+            (Some(&Layout::Halves { na, nb }), NumericsMatrix::SparseBlock(m)) => Some((m, na, nb)),
+            _ => None,
+        };
+        let (order, classes, updates, terms, anderson) =
+            (&mut self.order, &mut self.classes, &mut self.updates, &mut self.terms, &mut self.anderson);
+        let mut iterate = |worker: Option<&HalvesWorker>| -> Result<SolverReport, NumericsError> {
+            for it in 1..=max_it {
+                let swept = if let Some((m, na, nb)) = halves {
+                    let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
+                    halves_sweep(&sweep, m, na, nb, r, delta, worker)
+                } else if o.parallel {
+                    if o.shuffle {
+                        order.shuffle(&mut rng);
+                        for class in classes.iter_mut() {
+                            class.shuffle(&mut rng);
+                        }
                     }
+                    let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
+                    coloured_sweep(&sweep, order, classes, o.parallel_min_colour_size, updates, r, delta)
+                } else {
+                    if o.shuffle {
+                        order.shuffle(&mut rng);
+                    }
+                    let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
+                    sequential_sweep(&sweep, order.iter().copied(), r, delta)
+                };
+                let Ok(increment) = swept else {
+                    let residual = problem.compute_error(r, u)?;
+                    return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, residual));
+                };
+                let mut full_error = |r: &[f64]| match layout {
+                    // A renumbered copy (parallel mode) evaluates its stopping test in parallel; its
+                    // caller reports the exact error of the original problem. The sizes were checked.
+                    Some(_) if o.error_evaluation == NsgsErrorEvaluation::Full => parallel_error(problem, r, u, terms),
+                    _ => problem.compute_error(r, u).unwrap_or(f64::NAN),
+                };
+                if let Some(report) = stopping.check(it, increment, r, &mut full_error) {
+                    return Ok(report);
                 }
-                let delta: &mut [f64] = if accelerate { &mut self.anderson.f } else { &mut [] };
-                coloured_sweep(
-                    &sweep,
-                    &self.order,
-                    &self.classes,
-                    o.parallel_min_colour_size,
-                    &mut self.updates,
-                    r,
-                    delta,
-                )
-            } else {
-                if o.shuffle {
-                    self.order.shuffle(&mut rng);
+                if accelerate && it < max_it {
+                    anderson.extrapolate(r, problem.mu());
+                    accelerate = !anderson.is_disabled();
                 }
-                let delta: &mut [f64] = if accelerate { &mut self.anderson.f } else { &mut [] };
-                sequential_sweep(&sweep, self.order.iter().copied(), r, delta)
-            };
-            let Ok(increment) = swept else {
-                let residual = problem.compute_error(r, u)?;
-                return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, residual));
-            };
-            let mut full_error = |r: &[f64]| match layout {
-                // A renumbered copy (parallel mode) evaluates its stopping test in parallel; its
-                // caller reports the exact error of the original problem. The sizes were checked.
-                Some(_) if o.error_evaluation == NsgsErrorEvaluation::Full => {
-                    parallel_error(problem, r, u, &mut self.terms)
-                }
-                _ => problem.compute_error(r, u).unwrap_or(f64::NAN),
-            };
-            if let Some(report) = stopping.check(it, increment, r, &mut full_error) {
-                return Ok(report);
             }
-            if accelerate && it < max_it {
-                self.anderson.extrapolate(r, problem.mu());
-                accelerate = !self.anderson.is_disabled();
+            Ok(SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual))
+        };
+        match halves {
+            // A persistent worker for part B: a rayon join per sweep costs more than a sweep of
+            // a few thousand contacts when the other thread has gone to sleep.
+            Some((m, na, nb)) if rayon::current_num_threads() >= 2 => {
+                let worker = HalvesWorker::new(na, nb, nc - na - nb);
+                std::thread::scope(|scope| {
+                    let _stop = worker.stop_on_drop();
+                    scope.spawn(|| worker.serve(&sweep, m));
+                    iterate(Some(&worker))
+                })
             }
+            _ => iterate(None),
         }
-        Ok(SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual))
     }
 }
 
@@ -928,8 +942,9 @@ fn sequential_sweep(
 }
 
 /// One sweep of [`NsgsSchedule::Halves`] on a renumbered problem (`W = w` with 3×3 blocks):
-/// the contacts `0..na` and `na..na + nb`, which are not coupled with each other, in two rayon
-/// tasks, then the rest sequentially; increments summed in the order `A, B, S`.
+/// the contacts `0..na` and `na..na + nb`, which are not coupled with each other, at the same
+/// time (`B` on `worker` when given, else in a rayon join), then the rest sequentially;
+/// increments summed in the order `A, B, S`.
 fn halves_sweep(
     sweep: &Sweep<'_>,
     w: &SparseBlockMatrix,
@@ -937,23 +952,158 @@ fn halves_sweep(
     nb: usize,
     r: &mut [f64],
     delta: &mut [f64],
+    worker: Option<&HalvesWorker>,
 ) -> SweepResult {
     let nc = r.len() / 3;
-    let (ra, rest) = r.split_at_mut(3 * na);
-    let (rb, rs) = rest.split_at_mut(3 * nb);
-    let (da, db) = if delta.is_empty() {
-        (&mut [][..], &mut [][..])
-    } else {
-        let (da, rest) = delta.split_at_mut(3 * na);
-        (da, &mut rest[..3 * nb])
-    };
-    let shared: &[f64] = rs;
     let s_start = na + nb;
-    let (a, b) = rayon::join(
-        || part_sweep(sweep, w, 0, ra, da, shared, s_start),
-        || part_sweep(sweep, w, na, rb, db, shared, s_start),
-    );
+    let (a, b) = {
+        let (ra, rest) = r.split_at_mut(3 * na);
+        let (rb, rs) = rest.split_at_mut(3 * nb);
+        let (da, db) = if delta.is_empty() {
+            (&mut [][..], &mut [][..])
+        } else {
+            let (da, rest) = delta.split_at_mut(3 * na);
+            (da, &mut rest[..3 * nb])
+        };
+        let shared: &[f64] = rs;
+        match worker {
+            Some(worker) => {
+                worker.start(rb, shared, !db.is_empty())?;
+                let a = part_sweep(sweep, w, 0, ra, da, shared, s_start);
+                let b = worker.finish(rb, db)?;
+                (a, b)
+            }
+            None => rayon::join(
+                || part_sweep(sweep, w, 0, ra, da, shared, s_start),
+                || part_sweep(sweep, w, na, rb, db, shared, s_start),
+            ),
+        }
+    };
     Ok(a? + b? + sequential_sweep(sweep, s_start..nc, r, delta)?)
+}
+
+/// The data of part `B` of a halves sweep handed to the [`HalvesWorker`]: its reactions and
+/// increments, a copy of the separator's reactions it reads, and its outcome.
+#[derive(Debug)]
+struct HalvesJob {
+    rb: Vec<f64>,
+    db: Vec<f64>,
+    shared: Vec<f64>,
+    with_delta: bool,
+    result: SweepResult,
+}
+
+/// A thread that sweeps part `B` of every halves sweep of one solve, spinning between sweeps
+/// (the solve's sweeps follow each other within microseconds, where a sleeping rayon worker
+/// takes about 0.1 ms to wake on the benchmark machine). The main thread copies `B`'s
+/// reactions and the separator's into the job, bumps `epoch`, sweeps `A`, waits for `done`
+/// to reach `epoch` and copies `B`'s results back: a sweep in the order `A, B, S` with the
+/// same numbers as the rayon join. Spinning yields to the OS after a while, and stops with
+/// the solve.
+#[derive(Debug)]
+struct HalvesWorker {
+    job: std::sync::Mutex<HalvesJob>,
+    epoch: std::sync::atomic::AtomicUsize,
+    done: std::sync::atomic::AtomicUsize,
+    stop: std::sync::atomic::AtomicBool,
+    /// First contact of `B` and of the separator.
+    na: usize,
+    s_start: usize,
+}
+
+/// Sets the worker's stop flag when dropped (also when the solve unwinds).
+struct StopOnDrop<'a>(&'a std::sync::atomic::AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Release);
+    }
+}
+
+/// Spins before a waiting thread starts yielding its core.
+const SPINS_BEFORE_YIELD: usize = 1 << 16;
+
+impl HalvesWorker {
+    fn new(na: usize, nb: usize, ns: usize) -> Self {
+        Self {
+            job: std::sync::Mutex::new(HalvesJob {
+                rb: vec![0.0; 3 * nb],
+                db: vec![0.0; 3 * nb],
+                shared: vec![0.0; 3 * ns],
+                with_delta: false,
+                result: Ok(0.0),
+            }),
+            epoch: std::sync::atomic::AtomicUsize::new(0),
+            done: std::sync::atomic::AtomicUsize::new(0),
+            stop: std::sync::atomic::AtomicBool::new(false),
+            na,
+            s_start: na + nb,
+        }
+    }
+
+    fn stop_on_drop(&self) -> StopOnDrop<'_> {
+        StopOnDrop(&self.stop)
+    }
+
+    /// Waits (spinning, then yielding) until `ready()` or the stop flag; false when stopped.
+    fn wait(&self, ready: impl Fn() -> bool) -> bool {
+        let mut spins = 0;
+        loop {
+            if ready() {
+                return true;
+            }
+            if self.stop.load(std::sync::atomic::Ordering::Acquire) {
+                return false;
+            }
+            if spins < SPINS_BEFORE_YIELD {
+                spins += 1;
+                std::hint::spin_loop();
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// The worker's loop: one part-`B` sweep per new epoch, until stopped.
+    fn serve(&self, sweep: &Sweep<'_>, w: &SparseBlockMatrix) {
+        use std::sync::atomic::Ordering;
+        let mut seen = 0;
+        while self.wait(|| self.epoch.load(Ordering::Acquire) != seen) {
+            seen = self.epoch.load(Ordering::Acquire);
+            if let Ok(mut job) = self.job.lock() {
+                let HalvesJob { rb, db, shared, with_delta, result } = &mut *job;
+                let db: &mut [f64] = if *with_delta { db } else { &mut [] };
+                *result = part_sweep(sweep, w, self.na, rb, db, shared, self.s_start);
+            }
+            self.done.store(seen, Ordering::Release);
+        }
+    }
+
+    /// Hands part `B` (reactions `rb`, separator reactions `shared`) to the worker.
+    fn start(&self, rb: &[f64], shared: &[f64], with_delta: bool) -> Result<(), ()> {
+        let mut job = self.job.lock().map_err(|_| ())?;
+        job.rb.copy_from_slice(rb);
+        job.shared.copy_from_slice(shared);
+        job.with_delta = with_delta;
+        drop(job);
+        self.epoch.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+        Ok(())
+    }
+
+    /// Waits for the worker's sweep of `B` and copies its reactions and increments back.
+    fn finish(&self, rb: &mut [f64], db: &mut [f64]) -> Result<SweepResult, ()> {
+        use std::sync::atomic::Ordering;
+        let epoch = self.epoch.load(Ordering::Acquire);
+        if !self.wait(|| self.done.load(Ordering::Acquire) == epoch) {
+            return Err(());
+        }
+        let job = self.job.lock().map_err(|_| ())?;
+        rb.copy_from_slice(&job.rb);
+        if !db.is_empty() {
+            db.copy_from_slice(&job.db);
+        }
+        Ok(job.result)
+    }
 }
 
 /// Sequential sweep of the contacts `start..start + own.len() / 3`, whose reactions are `own`

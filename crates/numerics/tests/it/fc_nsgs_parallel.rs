@@ -354,7 +354,7 @@ fn grid(side: usize, seed: u64) -> Fc3dProblem {
 #[test]
 fn halves_schedule_is_deterministic_and_converges() {
     let p = grid(92, 0x4a1f);
-    assert!(p.number_of_contacts() >= 8192, "the halves schedule starts at 8192 contacts");
+    assert!(p.number_of_contacts() >= 4096, "the halves schedule starts at 4096 contacts");
     for (name, base) in [
         ("plain", NsgsOptions::default()),
         (
@@ -393,4 +393,20 @@ fn halves_schedule_is_deterministic_and_converges() {
         assert!(diff <= 1e-7, "{name}: solutions differ by {diff}");
         assert!(rep.iterations <= rep_seq.iterations + rep_seq.iterations / 2 + 5, "{name}: {rep:?} vs {rep_seq:?}");
     }
+}
+
+/// Below the size where the halves schedule starts (2048 contacts), `parallel` with
+/// `NsgsSchedule::Halves` sweeps sequentially in natural order: the same reactions, bit for bit,
+/// and the same report as the sequential solver (not the colour schedule).
+#[test]
+fn halves_below_its_threshold_is_the_sequential_sweep() {
+    let p = grid(40, 0x51);
+    assert!((1024..2048).contains(&p.number_of_contacts()), "{} contacts", p.number_of_contacts());
+    let base = NsgsOptions::default().with_tolerance(1e-10).with_max_iterations(2000).with_anderson_memory(3);
+    let (r_seq, rep_seq) = solve(&p, base.clone());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("thread pool");
+    let (r, rep) = pool.install(|| solve(&p, base.with_parallel(true).with_schedule(NsgsSchedule::Halves)));
+    assert!(rep_seq.is_converged());
+    assert_eq!(rep, rep_seq);
+    assert!(bits(&r) == bits(&r_seq));
 }
