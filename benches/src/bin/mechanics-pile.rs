@@ -9,7 +9,10 @@
 //! (`NsgsSchedule::Halves`, the scenes' parallel schedule) on rayon's global pool,
 //! set here to 2 threads.
 //!
-//! Usage: `mechanics-pile [--n N] [--steps S] [--measure M] [--parallel]` (defaults 1000, 500,
+//! `--factored` solves in body velocities on the factored Delassus operator
+//! (`SceneOptions::factored_delassus`) instead of the assembled `W`.
+//!
+//! Usage: `mechanics-pile [--n N] [--steps S] [--measure M] [--parallel] [--factored]` (defaults 1000, 500,
 //! 200). It steps `S` times, measures the last `M` steps, and prints one JSON line: engine, n, h,
 //! steps, measured, parallel, threads, seconds_per_step (mean over the measured steps of the
 //! scene step's wall time), detection, assembly, solve, update (seconds per step, means over the
@@ -28,9 +31,9 @@ use nonsmooth_benches::pile::PileSpec;
 const PARALLEL_THREADS: usize = 2;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--parallel", "--assembled"])
+    let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--parallel", "--factored"])
         .map_err(|e| {
-            format!("{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--parallel] [--assembled]")
+            format!("{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--parallel] [--factored]")
         })?;
     let threads = if args.has("--parallel") {
         rayon::ThreadPoolBuilder::new().num_threads(PARALLEL_THREADS).build_global()?;
@@ -46,7 +49,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = SceneOptions::default()
         .with_final_time(h * args.steps as f64 + 0.5 * h)
         .with_method(Fc3dMethod::Nsgs(nsgs))
-        .with_factored_delassus(!args.has("--assembled"));
+        .with_factored_delassus(args.has("--factored"));
     let setup = Instant::now();
     let mut scene = spec.to_scene().build(options)?;
     let setup_seconds = setup.elapsed().as_secs_f64();

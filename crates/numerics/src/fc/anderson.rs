@@ -106,45 +106,43 @@ impl Anderson {
     /// entries). Leaves `r = g_k` when the history is empty (first sweep, or just restarted) or
     /// the extrapolation is rejected.
     ///
-    /// Two passes over the vectors: the first forms the new differences `Δf`, `Δg`, the new
-    /// row of `ΔFᵀΔF`, `ΔFᵀf_k` and `‖f_k‖`, and stores `f_k`, `g_k`; the second forms
-    /// `g_k − ΔG γ` and projects it.
+    /// Two passes over the vectors: the first ([`first_pass`]) forms the new differences `Δf`,
+    /// `Δg`, the new row of `ΔFᵀΔF`, `ΔFᵀf_k` and `‖f_k‖`, and stores `f_k`, `g_k`; then
+    /// [`Anderson::decide`] takes `γ`; the second ([`second_pass`]) forms `g_k − ΔG γ` and
+    /// projects it. The passes work on any range of whole contacts, so that a parallel sweep
+    /// can run them on its parts (the sums of the first pass are then added part by part).
     ///
     /// Once `‖f‖` has not halved for [`STALL_SWEEPS`] sweeps, the acceleration is off for the
     /// rest of the solve (the sweeps go on unaccelerated from the current iterate).
     pub(crate) fn extrapolate(&mut self, r: &mut [f64], mu: &[f64]) {
+        let Some(plan) = self.plan() else { return };
+        let sums = {
+            let Self { f, f_previous, g_previous, df, dg, .. } = self;
+            first_pass(plan, r, f, f_previous, g_previous, df, dg)
+        };
+        let Some(step) = self.decide(plan, &sums) else { return };
+        if !second_pass(step, r, mu, &self.dg) {
+            r.copy_from_slice(&self.g_previous);
+            self.restart();
+        }
+    }
+
+    /// What the next first pass does (`None` when the acceleration is off).
+    pub(crate) fn plan(&self) -> Option<PassPlan> {
         if self.disabled {
-            return;
+            return None;
         }
         let insert = self.has_previous;
-        let s = self.next;
         let new_len = if insert { (self.len + 1).min(self.memory) } else { self.len };
-        let mut row = [0.0; MAX_MEMORY];
-        let mut b = [0.0; MAX_MEMORY];
-        let norm2 = {
-            let mut pass = FirstPass {
-                r,
-                f: &self.f,
-                f_previous: &mut self.f_previous,
-                g_previous: &mut self.g_previous,
-                df: &mut self.df,
-                dg: &mut self.dg,
-                memory: self.memory,
-                slot: insert.then_some(s),
-            };
-            // The history length as a constant, so that the accumulators stay in registers.
-            macro_rules! run {
-                ($($k:literal)*) => {
-                    match new_len {
-                        $($k => pass.run::<$k>(&mut row, &mut b),)*
-                        // `new_len ≤ memory ≤ MAX_MEMORY = 8` (validated options).
-                        _ => unreachable!("history longer than MAX_MEMORY"),
-                    }
-                };
-            }
-            run!(0 1 2 3 4 5 6 7 8)
-        };
-        let norm = norm2.sqrt();
+        Some(PassPlan { memory: self.memory, slot: insert.then_some(self.next), new_len })
+    }
+
+    /// From the sums of the first pass over every entry: the stall and growth tests, the
+    /// history update and the least-squares coefficients; `None` when this sweep is not
+    /// extrapolated (empty history, restart, singular system, or the acceleration just switched
+    /// off).
+    pub(crate) fn decide(&mut self, plan: PassPlan, sums: &FirstPassSums) -> Option<SecondPassStep> {
+        let norm = sums.norm2.sqrt();
         if norm <= 0.5 * self.checkpoint {
             self.checkpoint = norm;
             self.since_checkpoint = 0;
@@ -152,7 +150,7 @@ impl Anderson {
             self.since_checkpoint += 1;
             if self.since_checkpoint >= STALL_SWEEPS {
                 self.disabled = true;
-                return;
+                return None;
             }
         }
         let grew = self.has_previous && norm > RESTART_GROWTH * self.norm_previous;
@@ -160,19 +158,19 @@ impl Anderson {
         self.norm_previous = norm;
         if grew {
             self.restart();
-            return;
+            return None;
         }
-        if insert {
-            for (j, &v) in row.iter().enumerate().take(new_len) {
+        if let Some(s) = plan.slot {
+            for (j, &v) in sums.row.iter().enumerate().take(plan.new_len) {
                 self.gram[s * self.memory + j] = v;
                 self.gram[j * self.memory + s] = v;
             }
-            self.len = new_len;
+            self.len = plan.new_len;
             self.next = (s + 1) % self.memory;
         }
         let m = self.len;
         if m == 0 {
-            return;
+            return None;
         }
         // Normal equations (ΔFᵀΔF + εI) γ = ΔFᵀ f_k, m ≤ MAX_MEMORY.
         let mut a = [[0.0; MAX_MEMORY]; MAX_MEMORY];
@@ -181,33 +179,139 @@ impl Anderson {
             ai[..m].copy_from_slice(&self.gram[i * self.memory..i * self.memory + m]);
             ai[i] += REGULARIZATION * trace;
         }
+        let mut b = sums.b;
         let Some(gamma) = solve_spd(&mut a, &mut b, m) else {
             self.restart();
-            return;
+            return None;
         };
-        let finite = {
-            macro_rules! run {
-                ($($k:literal)*) => {
-                    match m {
-                        $($k => second_pass::<$k>(r, mu, &self.dg, self.memory, &gamma),)*
-                        // `1 ≤ m ≤ memory ≤ MAX_MEMORY = 8` (validated options).
-                        _ => unreachable!("history longer than MAX_MEMORY"),
-                    }
-                };
-            }
-            run!(1 2 3 4 5 6 7 8)
-        };
-        if !finite {
-            r.copy_from_slice(&self.g_previous);
-            self.restart();
+        Some(SecondPassStep { memory: self.memory, len: m, gamma })
+    }
+
+    /// Rejects an extrapolation that was not finite: the history restarts (the caller puts the
+    /// reactions back to `g_k`, the previous `g` of the first pass).
+    pub(crate) fn reject(&mut self) {
+        self.restart();
+    }
+
+    /// `g_k` as stored by the last first pass.
+    pub(crate) fn g_previous(&self) -> &[f64] {
+        &self.g_previous
+    }
+
+    /// The buffers of the first pass.
+    pub(crate) fn buffers(&mut self) -> Buffers<'_> {
+        Buffers {
+            f: &mut self.f,
+            f_previous: &mut self.f_previous,
+            g_previous: &mut self.g_previous,
+            df: &mut self.df,
+            dg: &mut self.dg,
         }
     }
+
+    /// The history `Δg` (entry-major, [`PassPlan::memory`] slots per entry).
+    pub(crate) fn dg(&self) -> &[f64] {
+        &self.dg
+    }
+}
+
+/// The vectors a first pass reads and writes: `f` (the sweep's increments), the previous `f`
+/// and `g`, and the histories `Δf`, `Δg` (entry-major).
+pub(crate) struct Buffers<'a> {
+    pub(crate) f: &'a mut [f64],
+    pub(crate) f_previous: &'a mut [f64],
+    pub(crate) g_previous: &'a mut [f64],
+    pub(crate) df: &'a mut [f64],
+    pub(crate) dg: &'a mut [f64],
+}
+
+/// What a first pass does: history length `memory`, the slot the new differences go to
+/// (`None` on the first sweep after a (re)start), and the number of valid slots after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PassPlan {
+    pub(crate) memory: usize,
+    slot: Option<usize>,
+    new_len: usize,
+}
+
+/// Sums of a first pass: the new row of `ΔFᵀΔF`, `ΔFᵀf_k` and `‖f_k‖²` (add the parts'
+/// sums in a fixed order for results that do not depend on the threads).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct FirstPassSums {
+    row: [f64; MAX_MEMORY],
+    b: [f64; MAX_MEMORY],
+    norm2: f64,
+}
+
+impl FirstPassSums {
+    /// Adds the sums of another part.
+    pub(crate) fn add(&mut self, other: &Self) {
+        for (a, b) in self.row.iter_mut().zip(&other.row) {
+            *a += b;
+        }
+        for (a, b) in self.b.iter_mut().zip(&other.b) {
+            *a += b;
+        }
+        self.norm2 += other.norm2;
+    }
+}
+
+/// What a second pass does: `x = P_K(g − ΔG γ)` with the first `len` slots of a history of
+/// `memory`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct SecondPassStep {
+    memory: usize,
+    len: usize,
+    gamma: [f64; MAX_MEMORY],
+}
+
+/// The first pass of [`Anderson::extrapolate`] on a range of whole contacts: `g` (the sweep's
+/// output), `f` (its increments) and the matching ranges of the history buffers (`Δf`, `Δg`
+/// with `plan.memory` slots per entry).
+pub(crate) fn first_pass(
+    plan: PassPlan,
+    g: &[f64],
+    f: &[f64],
+    f_previous: &mut [f64],
+    g_previous: &mut [f64],
+    df: &mut [f64],
+    dg: &mut [f64],
+) -> FirstPassSums {
+    let mut pass = FirstPass { r: g, f, f_previous, g_previous, df, dg, memory: plan.memory, slot: plan.slot };
+    let mut sums = FirstPassSums::default();
+    // The history length as a constant, so that the accumulators stay in registers.
+    macro_rules! run {
+        ($($k:literal)*) => {
+            match plan.new_len {
+                $($k => pass.run::<$k>(&mut sums.row, &mut sums.b),)*
+                // `new_len ≤ memory ≤ MAX_MEMORY = 8` (validated options).
+                _ => unreachable!("history longer than MAX_MEMORY"),
+            }
+        };
+    }
+    sums.norm2 = run!(0 1 2 3 4 5 6 7 8);
+    sums
+}
+
+/// The second pass on a range of whole contacts (`r` holds `g` on entry, `x` on return; `mu`
+/// and `dg` the matching ranges); returns whether every entry is finite.
+pub(crate) fn second_pass(step: SecondPassStep, r: &mut [f64], mu: &[f64], dg: &[f64]) -> bool {
+    macro_rules! run {
+        ($($k:literal)*) => {
+            match step.len {
+                $($k => second_pass_k::<$k>(r, mu, dg, step.memory, &step.gamma),)*
+                // `1 ≤ m ≤ memory ≤ MAX_MEMORY = 8` (validated options).
+                _ => unreachable!("history longer than MAX_MEMORY"),
+            }
+        };
+    }
+    run!(1 2 3 4 5 6 7 8)
 }
 
 /// The second pass of [`Anderson::extrapolate`] with `K` slots: `r ← P_K(r − ΔG γ)` contact by
 /// contact; returns whether every entry is finite.
 #[inline(always)]
-fn second_pass<const K: usize>(
+fn second_pass_k<const K: usize>(
     r: &mut [f64],
     mu: &[f64],
     dg: &[f64],
