@@ -116,6 +116,58 @@ fn evaluate_jacobian(
 /// Interactions per batch of [`Nsds::update_lagrangian_outputs`].
 const GATHER_BATCH: usize = 16;
 
+/// From this many interactions on (and with at least 2 threads in rayon's current pool),
+/// [`Nsds::update_lagrangian_outputs`] and [`Nsds::update_jacobians_at_positions`] evaluate the
+/// interactions in parallel.
+const PARALLEL_MIN_INTERACTIONS: usize = 2048;
+
+/// `y[0] = h(q, t)`, `y[1] = H v + ∂h/∂t` and `H` (unless constant) of a Lagrangian interaction
+/// from the gathered positions `q` and velocities `v` of its systems (first-order interactions
+/// are left alone); `q` is kept for a relation with `∂h/∂t`.
+fn lagrangian_output(inter: &mut Interaction, t: f64, q: &[f64], v: &[f64]) -> Result<(), KernelError> {
+    let Interaction { relation, y, h_rows, jacobian, jacobian_constant, q_work, h_dot, has_h_dot, .. } = inter;
+    let Relation::Lagrangian(relation) = relation else { return Ok(()) };
+    if !*jacobian_constant {
+        evaluate_jacobian(&mut **relation, t, q, h_rows, jacobian)?;
+        *jacobian_constant = relation.is_linear_time_invariant();
+    }
+    relation.output(t, q, &mut y[0])?;
+    *has_h_dot = relation.time_derivative(t, q, h_dot)?;
+    if *has_h_dot {
+        q_work.copy_from_slice(q);
+    }
+    // ẏ = H v + ∂h/∂t, summed over the columns in order, as `update_output` does.
+    for (i, (yi, h_row)) in y[1].iter_mut().zip(h_rows.chunks_exact(v.len())).enumerate() {
+        let mut s = 0.0;
+        for (h, vj) in h_row.iter().zip(v) {
+            s += h * vj;
+        }
+        if *has_h_dot {
+            s += h_dot[i];
+        }
+        *yi = s;
+    }
+    Ok(())
+}
+
+/// `H` of the Lagrangian interaction at node `node` at the gathered positions `q` of its
+/// systems (kept for a relation with `∂h/∂t`).
+fn jacobian_at_positions(inter: &mut Interaction, node: NodeIndex, t: f64, q: &[f64]) -> Result<(), KernelError> {
+    let Interaction { relation, h_rows, jacobian, jacobian_constant, q_work, has_h_dot, .. } = inter;
+    let Relation::Lagrangian(relation) = relation else {
+        return Err(KernelError::InvalidModel(format!(
+            "interaction {} does not link second-order systems",
+            node.index()
+        )));
+    };
+    evaluate_jacobian(&mut **relation, t, q, h_rows, jacobian)?;
+    *jacobian_constant = relation.is_linear_time_invariant();
+    if *has_h_dot {
+        q_work.copy_from_slice(q);
+    }
+    Ok(())
+}
+
 /// An interaction links one system or two distinct ones.
 fn check_linked_systems(ds: &[DsId]) -> Result<(), KernelError> {
     if ds.is_empty() || ds.len() > 2 {
@@ -618,6 +670,9 @@ impl Nsds {
     /// re-evaluates at them). The interactions go by batches whose systems' states are
     /// gathered first: these independent reads, scattered in memory, then overlap.
     pub(crate) fn update_lagrangian_outputs(&mut self, t: f64) -> Result<(), KernelError> {
+        if self.interaction_graph.node_count() >= PARALLEL_MIN_INTERACTIONS && rayon::current_num_threads() >= 2 {
+            return self.update_in_parallel(None, t, true);
+        }
         let mut nodes = std::mem::take(&mut self.scratch_nodes);
         nodes.clear();
         nodes.extend(self.interaction_graph.node_indices().filter(|&n| !self.interaction_graph[n].is_first_order()));
@@ -628,29 +683,7 @@ impl Nsds {
             for (k, &node) in chunk.iter().enumerate() {
                 let (q, v) = (&scratch_q[q0..ends_q[k]], &scratch_v[v0..ends_v[k]]);
                 (q0, v0) = (ends_q[k], ends_v[k]);
-                let Interaction { relation, y, h_rows, jacobian, jacobian_constant, q_work, h_dot, has_h_dot, .. } =
-                    &mut interaction_graph[node];
-                let Relation::Lagrangian(relation) = relation else { continue };
-                if !*jacobian_constant {
-                    evaluate_jacobian(&mut **relation, t, q, h_rows, jacobian)?;
-                    *jacobian_constant = relation.is_linear_time_invariant();
-                }
-                relation.output(t, q, &mut y[0])?;
-                *has_h_dot = relation.time_derivative(t, q, h_dot)?;
-                if *has_h_dot {
-                    q_work.copy_from_slice(q);
-                }
-                // ẏ = H v + ∂h/∂t, summed over the columns in order, as `update_output` does.
-                for (i, (yi, h_row)) in y[1].iter_mut().zip(h_rows.chunks_exact(v.len())).enumerate() {
-                    let mut s = 0.0;
-                    for (h, vj) in h_row.iter().zip(v) {
-                        s += h * vj;
-                    }
-                    if *has_h_dot {
-                        s += h_dot[i];
-                    }
-                    *yi = s;
-                }
+                lagrangian_output(&mut interaction_graph[node], t, q, v)?;
             }
             Ok(())
         });
@@ -658,11 +691,13 @@ impl Nsds {
         result
     }
 
-    /// [`Nsds::update_jacobian`] of the interactions `ids` at the current positions only (the
-    /// velocities are not gathered: the interactions' gathered velocities stay those of their
-    /// last output; the positions are kept for a relation with `∂h/∂t`), by batches as
-    /// [`Nsds::update_lagrangian_outputs`].
+    /// Re-evaluates the Jacobians `H` of the interactions `ids` at the current positions of their
+    /// systems (the positions are kept for a relation with `∂h/∂t`), in the order of `ids`, by
+    /// batches as [`Nsds::update_lagrangian_outputs`] (constant Jacobians are skipped).
     pub(crate) fn update_jacobians_at_positions(&mut self, ids: &[InteractionId], t: f64) -> Result<(), KernelError> {
+        if ids.len() >= PARALLEL_MIN_INTERACTIONS && rayon::current_num_threads() >= 2 {
+            return self.update_in_parallel(Some(ids), t, false);
+        }
         let mut nodes = std::mem::take(&mut self.scratch_nodes);
         nodes.clear();
         nodes.extend(ids.iter().map(|id| id.0).filter(|&n| !self.interaction_graph[n].jacobian_constant));
@@ -673,24 +708,67 @@ impl Nsds {
             for (k, &node) in chunk.iter().enumerate() {
                 let q = &scratch_q[q0..ends_q[k]];
                 q0 = ends_q[k];
-                let Interaction { relation, h_rows, jacobian, jacobian_constant, q_work, has_h_dot, .. } =
-                    &mut interaction_graph[node];
-                let Relation::Lagrangian(relation) = relation else {
-                    return Err(KernelError::InvalidModel(format!(
-                        "interaction {} does not link second-order systems",
-                        node.index()
-                    )));
-                };
-                evaluate_jacobian(&mut **relation, t, q, h_rows, jacobian)?;
-                *jacobian_constant = relation.is_linear_time_invariant();
-                if *has_h_dot {
-                    q_work.copy_from_slice(q);
-                }
+                jacobian_at_positions(&mut interaction_graph[node], node, t, q)?;
             }
             Ok(())
         });
         self.scratch_nodes = nodes;
         result
+    }
+
+    /// [`Nsds::update_lagrangian_outputs`] (`ids = None`, with `outputs`) or
+    /// [`Nsds::update_jacobians_at_positions`] (`ids`, without) with the interactions evaluated
+    /// in parallel on rayon's current pool: the states of their systems are gathered first
+    /// (sequentially: the systems are not shared between threads), then each interaction is
+    /// evaluated from its gathered state exactly as in the sequential path, so the results are
+    /// the same bit for bit.
+    fn update_in_parallel(&mut self, ids: Option<&[InteractionId]>, t: f64, outputs: bool) -> Result<(), KernelError> {
+        use rayon::prelude::*;
+        let Nsds { interaction_graph, ds_graph, scratch_q, scratch_v, scratch_nodes, .. } = self;
+        scratch_nodes.clear();
+        match ids {
+            Some(ids) => {
+                scratch_nodes.extend(ids.iter().map(|id| id.0).filter(|&n| !interaction_graph[n].jacobian_constant))
+            }
+            None => scratch_nodes
+                .extend(interaction_graph.node_indices().filter(|&n| !interaction_graph[n].is_first_order())),
+        }
+        // The interactions in node order (as `node_weights_mut` yields them), each with its
+        // rank in `scratch_nodes` (the order of the gathered states).
+        let mut rank = vec![usize::MAX; petgraph::visit::NodeIndexable::node_bound(&*interaction_graph)];
+        for (k, n) in scratch_nodes.iter().enumerate() {
+            rank[n.index()] = k;
+        }
+        let mut ends = Vec::with_capacity(scratch_nodes.len() + 1);
+        ends.push((0, 0));
+        scratch_q.clear();
+        scratch_v.clear();
+        for &node in scratch_nodes.iter() {
+            for &d in &interaction_graph[node].ds {
+                let s = ds_graph[d.0].second().expect("a Lagrangian interaction links second-order systems").state();
+                scratch_q.extend_from_slice(&s.q);
+                if outputs {
+                    scratch_v.extend_from_slice(&s.v);
+                }
+            }
+            ends.push((scratch_q.len(), scratch_v.len()));
+        }
+        let all: Vec<NodeIndex> = interaction_graph.node_indices().collect();
+        let mut work: Vec<(usize, NodeIndex, &mut Interaction)> = all
+            .into_iter()
+            .zip(interaction_graph.node_weights_mut())
+            .filter_map(|(n, inter)| (rank[n.index()] != usize::MAX).then(|| (rank[n.index()], n, inter)))
+            .collect();
+        let (q_all, v_all) = (&scratch_q[..], &scratch_v[..]);
+        let ends = &ends[..];
+        work.par_iter_mut().with_min_len(64).try_for_each(|(k, node, inter)| {
+            let ((q0, v0), (q1, v1)) = (ends[*k], ends[*k + 1]);
+            if outputs {
+                lagrangian_output(inter, t, &q_all[q0..q1], &v_all[v0..v1])
+            } else {
+                jacobian_at_positions(inter, *node, t, &q_all[q0..q1])
+            }
+        })
     }
 
     /// Gathers the positions (and with `velocities`, the velocities) of the systems of the
