@@ -446,8 +446,8 @@ impl FactoredFc3dProblem {
 /// `W_cc = diag(a, b, b)`), relaxation, error evaluation, shuffling, Anderson acceleration.
 ///
 /// Parallel mode (`parallel` with [`NsgsSchedule::Halves`], from 8192 contacts on, without
-/// shuffling): the contacts are split as in `Halves` — the first half `A`, the contacts of the
-/// second half sharing a body with `A` (`S`), the rest `B` — and the bodies renumbered so that
+/// shuffling): the contacts are split as in `Halves` — a first part `A`, the contacts after it
+/// sharing a body with `A` (`S`), the rest `B` — and the bodies renumbered so that
 /// those of `A` and those of `B` (disjoint sets) are contiguous; a sweep updates `A` and `B` in
 /// one rayon join, then `S`. The same numbers for every thread count. `parallel` with
 /// [`NsgsSchedule::Colours`] is rejected ([`FactoredNsgsSolver::new`]): colouring needs the
@@ -749,15 +749,22 @@ impl FactoredNsgsSolver {
     ) -> Result<SolverReport, NumericsError> {
         let d = &problem.delassus;
         let nc = problem.number_of_contacts();
-        let half = nc / 2;
         let nbodies = d.number_of_bodies();
-        let mut in_a = vec![false; nbodies];
-        for c in 0..half {
-            for (b, _) in d.bodies_of(c) {
-                in_a[b] = true;
+        // The bodies of the contacts before `half`, and the separator of that split.
+        let split = |half: usize| {
+            let mut in_a = vec![false; nbodies];
+            for c in 0..half {
+                for (b, _) in d.bodies_of(c) {
+                    in_a[b] = true;
+                }
             }
-        }
-        let separator: Vec<bool> = (0..nc).map(|c| c >= half && d.bodies_of(c).any(|(b, _)| in_a[b])).collect();
+            let separator: Vec<bool> = (0..nc).map(|c| c >= half && d.bodies_of(c).any(|(b, _)| in_a[b])).collect();
+            (in_a, separator)
+        };
+        // The split of the assembled NSGS: `A` about as large as `B`.
+        let first = split(nc / 2).1.iter().filter(|&&s| s).count();
+        let half = (nc - first) / 2;
+        let (in_a, separator) = split(half);
         let mut contacts: Vec<usize> = (0..half).collect();
         contacts.extend((half..nc).filter(|&c| !separator[c]));
         let nb = contacts.len() - half;

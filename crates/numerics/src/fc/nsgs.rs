@@ -71,9 +71,10 @@ pub enum NsgsSchedule {
     /// default). One parallel step per colour and sweep.
     #[default]
     Colours,
-    /// Two halves and a separator: the contacts are split in natural order into a first half
-    /// `A`, the contacts of the second half coupled with `A` (the separator `S`), and the rest
-    /// `B`, which is not coupled with `A`. A sweep updates `A` and `B` at the same time (`B` on a
+    /// Two halves and a separator: the contacts are split in natural order into a first part
+    /// `A`, the contacts after it coupled with `A` (the separator `S`), and the rest `B`, which is
+    /// not coupled with `A` (`A` ends at `(nc − s) / 2`, with `s` the size of the separator of
+    /// the split at `nc / 2`, so that `A` and `B` are about as large). A sweep updates `A` and `B` at the same time (`B` on a
     /// worker thread that lives for the solve and spins between sweeps, when rayon's current pool
     /// has at least 2 threads; each part in natural order), then `S` in natural order: a
     /// Gauss–Seidel sweep in the order `A, B, S`, the same numbers for every thread count, with a
@@ -630,9 +631,14 @@ impl NsgsSolver {
     ) -> Result<SolverReport, NumericsError> {
         problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
         let nc = problem.number_of_contacts();
-        let half = nc / 2;
-        let separator: Vec<bool> =
-            (0..nc).map(|d| d >= half && m.row_blocks(d).any(|k| m.col_idx()[k] < half)).collect();
+        let separator_of = |half: usize| -> Vec<bool> {
+            (0..nc).map(|d| d >= half && m.row_blocks(d).any(|k| m.col_idx()[k] < half)).collect()
+        };
+        // Split so that A and B have about the same size: `A` = the first `(nc − |S|) / 2`
+        // contacts, with `|S|` the separator of the split at `nc / 2`.
+        let first = separator_of(nc / 2).iter().filter(|&&s| s).count();
+        let half = (nc - first) / 2;
+        let separator = separator_of(half);
         let mut perm: Vec<usize> = (0..half).collect();
         perm.extend((half..nc).filter(|&d| !separator[d]));
         let nb = perm.len() - half;
@@ -685,11 +691,12 @@ impl NsgsSolver {
         for (i, &c) in perm.iter().enumerate() {
             inverse[c] = i;
         }
-        let permuted = Fc3dProblem::new(
+        // A permutation of a valid problem (no second validation pass over its data).
+        let permuted = Fc3dProblem::from_validated_parts(
             permute_contacts(problem.w(), perm, &inverse)?,
             perm.iter().flat_map(|&c| problem.q()[3 * c..3 * c + 3].iter().copied()).collect(),
             perm.iter().map(|&c| problem.mu()[c]).collect(),
-        )?;
+        );
         let mut rp: Vec<f64> = perm.iter().flat_map(|&c| r[3 * c..3 * c + 3].iter().copied()).collect();
         let mut up = vec![0.0; rp.len()];
         let tolerance = self.options.tolerance;
@@ -1351,7 +1358,16 @@ fn permute_contacts(w: &NumericsMatrix, perm: &[usize], inverse: &[usize]) -> Re
         row_ptr.push(col_idx.len());
     }
     let ends: Vec<usize> = (1..=nc).map(|c| 3 * c).collect();
-    Ok(NumericsMatrix::SparseBlock(SparseBlockMatrix::new(ends.clone(), ends, row_ptr, col_idx, values)?))
+    // A permutation of a valid matrix of 3×3 blocks, rows sorted above: valid (and finite).
+    let offsets: Vec<usize> = (0..=col_idx.len()).map(|k| 9 * k).collect();
+    Ok(NumericsMatrix::SparseBlock(SparseBlockMatrix::from_validated_parts(
+        ends.clone(),
+        ends,
+        row_ptr,
+        col_idx,
+        offsets,
+        values,
+    )))
 }
 
 fn coloured_sweep(

@@ -59,6 +59,13 @@ impl<const D: usize> LocalFcProblem<D> {
         Ok(Self { w, q, mu })
     }
 
+    /// A problem from parts that satisfy every check of [`LocalFcProblem::new`] (a permuted
+    /// copy of a valid problem).
+    pub(crate) fn from_validated_parts(w: NumericsMatrix, q: Vec<f64>, mu: Vec<f64>) -> Self {
+        debug_assert_eq!(q.len(), D * mu.len());
+        Self { w, q, mu }
+    }
+
     /// The checks every local solver makes on its arguments: `r` and `u` of length `D·nc` and a
     /// finite warm start `r`; `what` names `r`, `u` and the warm start in the errors.
     ///
