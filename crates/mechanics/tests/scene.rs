@@ -105,10 +105,11 @@ fn factored_and_assembled_delassus_give_the_same_motion() -> Result<(), Mechanic
     Ok(())
 }
 
-/// A 1000-sphere pile stepped with the parallel NSGS (halves schedule) on 1 and on 2 threads:
-/// the parallel parts (the halves sweeps with their Anderson passes, the outputs and Jacobians
-/// of the interactions, evaluated in parallel from 2048 of them on) give the same states bit
-/// for bit.
+/// A 1000-sphere pile stepped with the scenes' parallel options on 1 and on 2 threads: the
+/// outputs and Jacobians of the interactions, evaluated in parallel from 2048 of them on, give
+/// the same states bit for bit (its FC3D problems stay below the 4096 contacts where the
+/// halves schedule starts; that one is checked for 1, 2 and 4 threads in numerics'
+/// `fc_nsgs_parallel`).
 #[test]
 fn a_pile_steps_the_same_on_one_and_two_threads() -> Result<(), MechanicsError> {
     use nonsmooth_mechanics::pile::SpherePile;

@@ -84,7 +84,7 @@ pub enum NsgsSchedule {
     /// pile (9884 contacts, memory 3) a solve took 60 ms in halves on 2 threads against 121 ms
     /// sequentially, in 160 and 165 sweeps. It keeps the caller's order within each part (e.g. top-down in a pile ordered by
     /// height, where `S` is a layer at mid-height). For sparse-block `W` with 3×3 blocks, without
-    /// shuffling (otherwise the colour schedule), from 2048 contacts on; smaller problems are
+    /// shuffling (otherwise the colour schedule), from 4096 contacts on; smaller problems are
     /// swept sequentially in natural order.
     Halves,
 }
@@ -259,11 +259,12 @@ impl NsgsOptions {
 }
 
 /// [`NsgsSchedule::Halves`] sweeps in parallel from this many contacts on, and sequentially
-/// (in natural order) below. With part `B` on a persistent worker thread (a rayon join costs
-/// about 0.1 ms on the 2-core machine of the benchmarks, more than a sweep of 2700 contacts),
-/// the 1000-sphere pile (2700 contacts) stepped 1.09× slower in halves than sequentially, and
-/// the 5000-sphere pile (7000–13 000 contacts) 1.23× faster.
-pub(crate) const HALVES_MIN_CONTACTS: usize = 2048;
+/// (in natural order) below. Measured on the sphere piles of the mechanics report (2 cores),
+/// with part `B` on a persistent worker thread (a rayon join costs about 0.1 ms there, more
+/// than a sweep of 2700 contacts): the 1000-sphere pile (2700 contacts, `W` within the L2
+/// cache) took as long per sweep in halves as sequentially (75 µs), and needed a few more
+/// sweeps; the 5000-sphere pile (7000–14 000 contacts) stepped 1.56× faster.
+pub(crate) const HALVES_MIN_CONTACTS: usize = 4096;
 
 /// Parallel NSGS renumbers the contacts colour by colour (see [`NsgsOptions::parallel`]) from
 /// this many contacts on; below, the copy costs more than the locality gains.

@@ -395,13 +395,13 @@ fn halves_schedule_is_deterministic_and_converges() {
     }
 }
 
-/// Below the size where the halves schedule starts (2048 contacts), `parallel` with
+/// Below the size where the halves schedule starts (4096 contacts), `parallel` with
 /// `NsgsSchedule::Halves` sweeps sequentially in natural order: the same reactions, bit for bit,
 /// and the same report as the sequential solver (not the colour schedule).
 #[test]
 fn halves_below_its_threshold_is_the_sequential_sweep() {
     let p = grid(40, 0x51);
-    assert!((1024..2048).contains(&p.number_of_contacts()), "{} contacts", p.number_of_contacts());
+    assert!((1024..4096).contains(&p.number_of_contacts()), "{} contacts", p.number_of_contacts());
     let base = NsgsOptions::default().with_tolerance(1e-10).with_max_iterations(2000).with_anderson_memory(3);
     let (r_seq, rep_seq) = solve(&p, base.clone());
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("thread pool");
