@@ -148,9 +148,9 @@ pub struct NsgsOptions {
     /// most 8). After each sweep `g_k = G(x_k)` the next iterate is `g_k − ΔG γ`,
     /// `γ = argmin ‖f_k − ΔF γ‖₂` over the last `m` differences of `f = G(x) − x` and `g`
     /// (Walker–Ni type II, see `fc/anderson.rs`), projected on the cones, with a restart when
-    /// `‖f‖` grows by more than 1.5 in one sweep or has not halved in 50 sweeps, and switched
-    /// off for the rest of the solve at the fourth such stall (on a few pile problems the
-    /// extrapolation stagnates at 1e-4–1e-3 where plain sweeps converge). The stopping tests are those of
+    /// `‖f‖` grows by more than 1.5 in one sweep, and switched off for the rest of the solve
+    /// when `‖f‖` has not halved in 50 sweeps (on a few pile problems the extrapolation
+    /// stagnates at 1e-4–1e-3 where plain sweeps converge). The stopping tests are those of
     /// [`NsgsErrorEvaluation`], applied to the sweep's output `g_k` (which is what is returned).
     /// Not in Siconos. On an FC3D problem of a collapsing 5000-sphere pile (9884 contacts),
     /// `m = 3` reached 1e-4 in 165 sweeps with `ω = 1.5` and 153 with `ω = 1`, instead of 418

@@ -156,17 +156,11 @@ fn body_velocity_nsgs_follows_the_assembled_nsgs() {
         let mut u = vec![0.0; n];
         let check = assembled.compute_error(&r1, &mut u).expect("sizes");
         assert!((check - report1.residual).abs() <= 1e-10, "{check} vs {}", report1.residual);
-        // The same iteration up to round-off: about the same sweep count (the same without
-        // Anderson acceleration; with it, a restart can come a sweep earlier or later and the
-        // counts then drift: 399 against 438 with dense inverses), and reactions equal to the
-        // accuracy of the solutions.
-        if anderson == 0 {
-            assert_eq!(report1.iterations, report2.iterations);
-        }
-        assert!(report1.iterations.abs_diff(report2.iterations) <= 3 + report2.iterations / 7);
+        // The same iteration up to round-off: the same sweep count within a few, and reactions
+        // equal to the accuracy of the solutions.
+        assert!(report1.iterations.abs_diff(report2.iterations) <= 3 + report2.iterations / 50);
         let scale = r2.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        // (Two solutions at 1e-8: 2e-6 apart with dense inverses, where the iterations drift.)
-        assert!(max_abs_diff(&r1, &r2) <= 1e-4 * scale, "{} vs scale {scale}", max_abs_diff(&r1, &r2));
+        assert!(max_abs_diff(&r1, &r2) <= 1e-5 * scale, "{} vs scale {scale}", max_abs_diff(&r1, &r2));
     }
 }
 
