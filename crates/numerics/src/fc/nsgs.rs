@@ -84,8 +84,8 @@ pub enum NsgsSchedule {
     /// pile (9884 contacts, memory 3) a solve took 60 ms in halves on 2 threads against 121 ms
     /// sequentially, in 160 and 165 sweeps. It keeps the caller's order within each part (e.g. top-down in a pile ordered by
     /// height, where `S` is a layer at mid-height). For sparse-block `W` with 3×3 blocks, without
-    /// shuffling (otherwise the colour schedule), from 4096 contacts on; smaller problems are
-    /// swept sequentially in natural order.
+    /// shuffling (otherwise the colour schedule), from 4096 contacts on; smaller problems and
+    /// other storages are swept sequentially in natural order.
     Halves,
 }
 
@@ -593,30 +593,29 @@ impl NsgsSolver {
     ) -> Result<SolverReport, NumericsError> {
         // Renumbering pays only on large problems; the rule depends on the problem alone (not on
         // the thread count or the threshold), so the result does not either.
-        let large = problem.number_of_contacts() >= RENUMBER_MIN_CONTACTS;
-        if self.options.parallel
-            && !self.options.shuffle
-            && large
-            && r.len() == problem.size()
-            && u.len() == problem.size()
-        {
-            return match (self.options.schedule, problem.w()) {
-                (NsgsSchedule::Halves, NumericsMatrix::SparseBlock(m))
-                    if blocks_match_contacts(m, problem.number_of_contacts(), 3) =>
+        let nc = problem.number_of_contacts();
+        let large = nc >= RENUMBER_MIN_CONTACTS;
+        let sizes_match = r.len() == problem.size() && u.len() == problem.size();
+        let o = &self.options;
+        if o.parallel && !o.shuffle && o.schedule == NsgsSchedule::Halves {
+            return match problem.w() {
+                NumericsMatrix::SparseBlock(m)
+                    if nc >= HALVES_MIN_CONTACTS && sizes_match && blocks_match_contacts(m, nc, 3) =>
                 {
-                    if problem.number_of_contacts() >= HALVES_MIN_CONTACTS {
-                        self.solve_in_halves(problem, m, r, u)
-                    } else {
-                        // Sequential sweeps in natural order (not the colour schedule, which
-                        // `parallel` selects in `solve_impl`).
-                        self.options.parallel = false;
-                        let report = self.solve_impl(problem, r, u, None);
-                        self.options.parallel = true;
-                        report
-                    }
+                    self.solve_in_halves(problem, m, r, u)
                 }
-                _ => self.solve_renumbered(problem, r, u),
+                _ => {
+                    // Sequential sweeps in natural order (not the colour schedule, which
+                    // `parallel` selects in `solve_impl`).
+                    self.options.parallel = false;
+                    let report = self.solve_impl(problem, r, u, None);
+                    self.options.parallel = true;
+                    report
+                }
             };
+        }
+        if o.parallel && !o.shuffle && large && sizes_match {
+            return self.solve_renumbered(problem, r, u);
         }
         self.solve_impl(problem, r, u, None)
     }

@@ -400,13 +400,16 @@ fn halves_schedule_is_deterministic_and_converges() {
 /// and the same report as the sequential solver (not the colour schedule).
 #[test]
 fn halves_below_its_threshold_is_the_sequential_sweep() {
-    let p = grid(40, 0x51);
-    assert!((1024..4096).contains(&p.number_of_contacts()), "{} contacts", p.number_of_contacts());
-    let base = NsgsOptions::default().with_tolerance(1e-10).with_max_iterations(2000).with_anderson_memory(3);
-    let (r_seq, rep_seq) = solve(&p, base.clone());
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("thread pool");
-    let (r, rep) = pool.install(|| solve(&p, base.with_parallel(true).with_schedule(NsgsSchedule::Halves)));
-    assert!(rep_seq.is_converged());
-    assert_eq!(rep, rep_seq);
-    assert!(bits(&r) == bits(&r_seq));
+    // Below and above the 1024 contacts where the colour schedule renumbers its problems.
+    for (side, range) in [(20, 1..1024), (40, 1024..4096)] {
+        let p = grid(side, 0x51);
+        assert!(range.contains(&p.number_of_contacts()), "{} contacts", p.number_of_contacts());
+        let base = NsgsOptions::default().with_tolerance(1e-10).with_max_iterations(2000).with_anderson_memory(3);
+        let (r_seq, rep_seq) = solve(&p, base.clone());
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("thread pool");
+        let (r, rep) = pool.install(|| solve(&p, base.with_parallel(true).with_schedule(NsgsSchedule::Halves)));
+        assert!(rep_seq.is_converged());
+        assert_eq!(rep, rep_seq);
+        assert!(bits(&r) == bits(&r_seq));
+    }
 }
