@@ -150,6 +150,8 @@ pub struct OneStepNsProblem {
     /// number of the system in the interaction's systems)`, by increasing position.
     by_system: Vec<(usize, usize)>,
     by_system_start: Vec<usize>,
+    /// The body number of each system slot in the factored operator (factored FC3D only).
+    slot_body: Vec<usize>,
     /// Number of blocks and of values of the last sparse-block matrix assembled.
     last_blocks: usize,
     last_values: usize,
@@ -195,6 +197,7 @@ impl OneStepNsProblem {
             memory: Vec::new(),
             by_system: Vec::new(),
             by_system_start: Vec::new(),
+            slot_body: Vec::new(),
             last_blocks: 0,
             last_values: 0,
             gathered: Vec::new(),
@@ -664,7 +667,7 @@ impl OneStepNsProblem {
         let mut delassus = std::mem::take(buffers);
         delassus.clear();
         // Body number of each system slot of the problem (usize::MAX: not yet numbered).
-        let slot_body = &mut self.by_system_start;
+        let slot_body = &mut self.slot_body;
         slot_body.clear();
         slot_body.resize(nsds.ds_bound(), usize::MAX);
         let mut column = std::mem::take(&mut self.gathered);
@@ -709,8 +712,6 @@ impl OneStepNsProblem {
             delassus.push_contact(&bodies[..shape.systems], h)?;
         }
         self.gathered = column;
-        // The per-system lists are rebuilt by the next assembly.
-        self.by_system_start.clear();
         self.w.clear();
         self.w.resize(n, 0.0);
         let problem = FactoredFc3dProblem::new(delassus, std::mem::take(&mut self.q), std::mem::take(&mut self.mu))?;

@@ -485,7 +485,6 @@ impl Update for Context<'_> {
         let d = self.delassus;
         let h = &d.h[d.h_starts[c]..d.h_starts[c + 1]];
         let columns = h.len() / 3;
-        let old = [rc[0], rc[1], rc[2]];
         let mut u = [self.q[3 * c], self.q[3 * c + 1], self.q[3 * c + 2]];
         let [a, b] = d.contact_bodies[c];
         let na = d.body_size(a);
@@ -503,13 +502,7 @@ impl Update for Context<'_> {
                 *ui += acc;
             }
         }
-        let wcc = &self.diag[c];
-        let mut q_loc = u;
-        for (i, qi) in q_loc.iter_mut().enumerate() {
-            *qi -= wcc[i][0] * old[0] + wcc[i][1] * old[1] + wcc[i][2] * old[2];
-        }
-        let new = relaxed_local_solution(&self.local, self.isotropic[c], wcc, q_loc, self.mu[c], self.omega, old)?;
-        let dr = [new[0] - old[0], new[1] - old[1], new[2] - old[2]];
+        let (dr, increment) = self.local_update(c, u, rc, delta)?;
         for &(body, off, n) in &bodies[..count] {
             let s = d.body_starts[body] - w_base;
             let inv = &d.inverse[d.inverse_starts[body]..d.inverse_starts[body + 1]];
@@ -519,22 +512,53 @@ impl Update for Context<'_> {
                     *wk += m * p;
                 }
             } else {
-                let mut p = vec![0.0; n];
+                // M_b⁻¹ (H_c^b)ᵀ Δr on the stack for bodies of up to 16 velocities.
+                let (mut small, mut big) = ([0.0; 16], Vec::new());
+                let p: &mut [f64] = if n <= 16 {
+                    &mut small[..n]
+                } else {
+                    big.resize(n, 0.0);
+                    &mut big
+                };
                 for (k, pk) in p.iter_mut().enumerate() {
                     *pk = h[off + k] * dr[0] + h[columns + off + k] * dr[1] + h[2 * columns + off + k] * dr[2];
                 }
-                d.apply_inverse(body, &mut p);
-                for (wk, pk) in w[s..s + n].iter_mut().zip(&p) {
+                d.apply_inverse(body, p);
+                for (wk, pk) in w[s..s + n].iter_mut().zip(p.iter()) {
                     *wk += pk;
                 }
             }
         }
+        Some(increment)
+    }
+}
+
+impl Context<'_> {
+    /// The part of a contact update both paths share: from `u_c = (W r + q)_c`, the local
+    /// problem `q_loc = u_c − W_cc r_c`, its relaxed solution written into `rc` (and the
+    /// increment into `delta`); returns `Δr_c` and `‖Δr_c‖²`, or `None` on a breakdown.
+    #[inline(always)]
+    fn local_update(
+        &self,
+        c: usize,
+        u: [f64; 3],
+        rc: &mut [f64],
+        delta: Option<&mut [f64]>,
+    ) -> Option<([f64; 3], f64)> {
+        let old = [rc[0], rc[1], rc[2]];
+        let wcc = &self.diag[c];
+        let mut q_loc = u;
+        for (i, qi) in q_loc.iter_mut().enumerate() {
+            *qi -= wcc[i][0] * old[0] + wcc[i][1] * old[1] + wcc[i][2] * old[2];
+        }
+        let new = relaxed_local_solution(&self.local, self.isotropic[c], wcc, q_loc, self.mu[c], self.omega, old)?;
+        let dr = [new[0] - old[0], new[1] - old[1], new[2] - old[2]];
         let increment = increment_squared(&new, rc);
         if let Some(dl) = delta {
             dl.copy_from_slice(&dr);
         }
         rc.copy_from_slice(&new);
-        Some(increment)
+        Some((dr, increment))
     }
 }
 
@@ -614,7 +638,6 @@ impl Update for RigidContext<'_> {
     fn update(&self, c: usize, rc: &mut [f64], delta: Option<&mut [f64]>, w: &mut [f64], w_base: usize) -> Option<f64> {
         let k = &self.contacts[c];
         let ctx = self.common;
-        let old = [rc[0], rc[1], rc[2]];
         let mut u = [ctx.q[3 * c], ctx.q[3 * c + 1], ctx.q[3 * c + 2]];
         let mut starts = [usize::MAX; 2];
         for (side, &b) in k.bodies.iter().enumerate() {
@@ -633,13 +656,7 @@ impl Update for RigidContext<'_> {
                 *ui += acc;
             }
         }
-        let wcc = &ctx.diag[c];
-        let mut q_loc = u;
-        for (i, qi) in q_loc.iter_mut().enumerate() {
-            *qi -= wcc[i][0] * old[0] + wcc[i][1] * old[1] + wcc[i][2] * old[2];
-        }
-        let new = relaxed_local_solution(&ctx.local, ctx.isotropic[c], wcc, q_loc, ctx.mu[c], ctx.omega, old)?;
-        let dr = [new[0] - old[0], new[1] - old[1], new[2] - old[2]];
+        let (dr, increment) = ctx.local_update(c, u, rc, delta)?;
         for (side, &b) in k.bodies.iter().enumerate() {
             if b == NO_RIGID {
                 continue;
@@ -652,11 +669,6 @@ impl Update for RigidContext<'_> {
                 wb[j] += m[j] * (k.h[0][col] * dr[0] + k.h[1][col] * dr[1] + k.h[2][col] * dr[2]);
             }
         }
-        let increment = increment_squared(&new, rc);
-        if let Some(dl) = delta {
-            dl.copy_from_slice(&dr);
-        }
-        rc.copy_from_slice(&new);
         Some(increment)
     }
 }

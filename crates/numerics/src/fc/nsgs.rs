@@ -794,8 +794,10 @@ impl NsgsSolver {
         let (order, classes, updates, terms, anderson) =
             (&mut self.order, &mut self.classes, &mut self.updates, &mut self.terms, &mut self.anderson);
         let mut sums = FirstPassSums::default();
-        let halves_worker =
-            halves.map(|(m, na, nb)| HalvesWorker::new(&sweep, m, problem.mu(), r, na, nb, o.anderson_memory));
+        let halves_worker = halves.map(|(m, na, nb)| {
+            HalvesWorker::new(&sweep, m, problem.mu(), r, na, nb, o.anderson_memory)
+                .with_thread(rayon::current_num_threads() >= 2)
+        });
         let mut iterate = |worker: Option<&HalvesWorker>| -> Result<SolverReport, NumericsError> {
             for it in 1..=max_it {
                 let plan = if accelerate { anderson.plan() } else { None };
@@ -849,10 +851,8 @@ impl NsgsSolver {
             // Part B on a persistent worker (a rayon join per sweep costs more than a sweep of a
             // few thousand contacts once the other thread has gone to sleep), or inline with one
             // thread: the same operations either way.
-            Some(worker) if rayon::current_num_threads() >= 2 => std::thread::scope(|scope| {
+            Some(worker) if worker.threaded => std::thread::scope(|scope| {
                 let _stop = worker.stop_on_drop();
-                // Tasks go to the thread from now on (it starts at the current epoch).
-                worker.threaded.store(true, std::sync::atomic::Ordering::Release);
                 scope.spawn(|| worker.serve());
                 iterate(Some(worker))
             }),
@@ -1015,7 +1015,7 @@ struct HalvesWorker<'a> {
     done: std::sync::atomic::AtomicUsize,
     stop: std::sync::atomic::AtomicBool,
     /// Whether a thread serves the tasks (else they run inline).
-    threaded: std::sync::atomic::AtomicBool,
+    threaded: bool,
     /// First contact of `B` and of the separator `S`.
     na: usize,
     s_start: usize,
@@ -1067,10 +1067,16 @@ impl<'a> HalvesWorker<'a> {
             epoch: std::sync::atomic::AtomicUsize::new(0),
             done: std::sync::atomic::AtomicUsize::new(0),
             stop: std::sync::atomic::AtomicBool::new(false),
-            threaded: std::sync::atomic::AtomicBool::new(false),
+            threaded: false,
             na,
             s_start,
         }
+    }
+
+    /// Serves the tasks on a thread ([`HalvesWorker::serve`]) instead of inline.
+    fn with_thread(mut self, threaded: bool) -> Self {
+        self.threaded = threaded;
+        self
     }
 
     fn stop_on_drop(&self) -> StopOnDrop<'_> {
@@ -1112,12 +1118,11 @@ impl<'a> HalvesWorker<'a> {
         }
     }
 
-    /// The worker thread's loop: one task per new epoch, until stopped (`threaded` is set
-    /// before it starts, at an epoch no task has been handed for).
+    /// The worker thread's loop: one task per new epoch, until stopped.
     fn serve(&self) {
         use std::sync::atomic::Ordering;
-        // Epochs only advance once `threaded` is set, which happens before the thread starts:
-        // every epoch after 0 is a task for it (the first may be handed before it runs).
+        // Epochs only advance for a threaded worker: every epoch after 0 is a task for this
+        // thread (the first may be handed before it runs).
         let mut seen = 0;
         while self.wait(|| self.epoch.load(Ordering::Acquire) != seen) {
             seen = self.epoch.load(Ordering::Acquire);
@@ -1134,7 +1139,7 @@ impl<'a> HalvesWorker<'a> {
         let mut job = self.job.lock().map_err(|_| ())?;
         job.task = task;
         prepare(&mut job);
-        if !self.threaded.load(Ordering::Acquire) {
+        if !self.threaded {
             self.run(&mut job);
             return Ok(());
         }
@@ -1146,7 +1151,7 @@ impl<'a> HalvesWorker<'a> {
     /// Waits for the task started last and reads the job.
     fn finish<T>(&self, read: impl FnOnce(&HalvesJob) -> T) -> Result<T, ()> {
         use std::sync::atomic::Ordering;
-        if self.threaded.load(Ordering::Acquire) {
+        if self.threaded {
             let epoch = self.epoch.load(Ordering::Acquire);
             if !self.wait(|| self.done.load(Ordering::Acquire) == epoch) {
                 return Err(());
