@@ -7,7 +7,9 @@
 //! 1e-4, over-relaxation 1.5, Anderson acceleration with memory 3, warm started from the previous
 //! step's reactions); `--parallel` sweeps the two halves of the contacts in parallel
 //! (`NsgsSchedule::Halves`, the scenes' parallel schedule) on rayon's global pool,
-//! set here to 2 threads.
+//! set here to 2 threads. Without it the global pool has 1 thread, so that the kernel's parallel
+//! evaluation of outputs and Jacobians runs sequentially too: the run is single-threaded, like
+//! Rapier's default pipeline.
 //!
 //! `--factored` solves in body velocities on the factored Delassus operator
 //! (`SceneOptions::factored_delassus`) instead of the assembled `W`.
@@ -17,7 +19,8 @@
 //! steps, measured, parallel, threads, seconds_per_step (mean over the measured steps of the
 //! scene step's wall time), detection, assembly, solve, update (seconds per step, means over the
 //! measured steps, from [`nonsmooth::mechanics::scene::SceneStepReport`]), contacts (mean per
-//! measured step), sweeps (mean NSGS sweeps), unconverged (measured steps whose FC3D did not
+//! measured step), sweeps (mean NSGS sweeps of the last Newton iteration), newton_iterations
+//! (mean per step: one FC3D problem is solved per iteration), unconverged (measured steps whose FC3D did not
 //! reach its tolerance), max_penetration ([`PileSpec::max_penetration`] on the final centres,
 //! the measure applied to Rapier's), mean_height and initial_mean_height, and the setup time.
 
@@ -35,12 +38,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .map_err(|e| {
             format!("{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--parallel] [--factored]")
         })?;
-    let threads = if args.has("--parallel") {
-        rayon::ThreadPoolBuilder::new().num_threads(PARALLEL_THREADS).build_global()?;
-        rayon::current_num_threads()
-    } else {
-        1
-    };
+    let threads = if args.has("--parallel") { PARALLEL_THREADS } else { 1 };
+    rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
+    let threads = rayon::current_num_threads();
     let spec = PileSpec::with_n(args.n);
     spec.validate()?;
     let h = spec.h;
@@ -100,6 +100,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "update": mean(sums.update),
         "contacts": sums.contacts as f64 / m,
         "sweeps": sums.sweeps as f64 / m,
+        "newton_iterations": sums.newton_iterations as f64 / m,
         "unconverged": sums.unconverged,
         "tolerance": tolerance,
         "max_penetration": spec.max_penetration(&end),

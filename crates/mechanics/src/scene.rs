@@ -530,6 +530,8 @@ pub struct StepTotals {
     pub sweeps: usize,
     /// Steps whose one-step problem did not reach its tolerance.
     pub unconverged: usize,
+    /// Newton iterations summed over the steps (one one-step problem is solved per iteration).
+    pub newton_iterations: usize,
 }
 
 impl StepTotals {
@@ -541,6 +543,7 @@ impl StepTotals {
         self.solve += r.step.timings.solve;
         self.update += r.update();
         self.contacts += r.contacts;
+        self.newton_iterations += r.step.newton_iterations;
         if let Some(o) = r.step.osns {
             self.sweeps += o.iterations;
             if !o.is_converged() {

@@ -19,7 +19,7 @@ use petgraph::visit::EdgeRef;
 use super::ds::SecondOrderDs;
 use super::first_order::FirstOrderDs;
 use super::first_order_relation::FirstOrderRelation;
-use super::interaction::{FirstOrderWork, Interaction, LEVELS, Linked, Relation};
+use super::interaction::{FirstOrderWork, Interaction, LEVELS, Linked, Relation, TOUCH_BATCH, touch_batch};
 use super::law::NonsmoothLaw;
 use super::relation::LagrangianRelation;
 use crate::KernelError;
@@ -761,13 +761,16 @@ impl Nsds {
             .collect();
         let (q_all, v_all) = (&scratch_q[..], &scratch_v[..]);
         let ends = &ends[..];
-        work.par_iter_mut().with_min_len(64).try_for_each(|(k, node, inter)| {
-            let ((q0, v0), (q1, v1)) = (ends[*k], ends[*k + 1]);
-            if outputs {
-                lagrangian_output(inter, t, &q_all[q0..q1], &v_all[v0..v1])
-            } else {
-                jacobian_at_positions(inter, *node, t, &q_all[q0..q1])
-            }
+        work.par_chunks_mut(TOUCH_BATCH).with_min_len(4).try_for_each(|batch| {
+            touch_batch(batch.iter().map(|(_, _, inter)| &**inter));
+            batch.iter_mut().try_for_each(|(k, node, inter)| {
+                let ((q0, v0), (q1, v1)) = (ends[*k], ends[*k + 1]);
+                if outputs {
+                    lagrangian_output(inter, t, &q_all[q0..q1], &v_all[v0..v1])
+                } else {
+                    jacobian_at_positions(inter, *node, t, &q_all[q0..q1])
+                }
+            })
         })
     }
 
@@ -783,6 +786,7 @@ impl Nsds {
         scratch_q.clear();
         scratch_v.clear();
         let (mut ends_q, mut ends_v) = ([0; GATHER_BATCH], [0; GATHER_BATCH]);
+        touch_batch(chunk.iter().map(|&node| &interaction_graph[node]));
         for (k, &node) in chunk.iter().enumerate() {
             for &d in &interaction_graph[node].ds {
                 let s = ds_graph[d.0].second().expect("a Lagrangian interaction links second-order systems").state();
