@@ -442,7 +442,8 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
         "- ours: `benches/src/bin/mechanics-pile.rs` (release), wall time of `Scene::step` averaged over the \
          measured steps, split by the step report into detection (contact detection and bookkeeping), assembly \
          (the FC3D problem), solve (NSGS) and update (the rest: iteration matrices, free velocities, state \
-         updates); 2 threads = rayon's global pool of 2 threads: NSGS's parallel sweeps (`NsgsSchedule::Halves`, \
+         updates); sequential = rayon's global pool of 1 thread (everything on one core, like Rapier's default \
+         pipeline); 2 threads = rayon's global pool of 2 threads: NSGS's parallel sweeps (`NsgsSchedule::Halves`, \
          from 4096 contacts on: the top and bottom parts of the contacts at the same time, the bottom one on a \
          worker thread that spins between sweeps, with their shares of the Anderson passes, then the layer between \
          them; the same numbers on any thread count) and, from 2048 interactions on, the outputs and Jacobians \
