@@ -136,19 +136,20 @@ pub struct OneStepNsProblem {
     mu: Vec<f64>,
     /// The shape of each interaction of the problem, in the problem's order, for the assembly.
     blocks: Vec<BlockShape>,
-    /// `W_j⁻¹ (H_α^j)ᵀ` of the interactions of the problem, one after the other in the problem's
-    /// order: for interaction `k` (of size `m`), from `blocks[k].start`, the block of each of its
-    /// systems `j` (column-major `n_j × m`) at `m ×` (offset of `j` in `H`).
+    /// `W_j⁻¹ (H_α^j)ᵀ` of the interactions of the problem, system after system in slot order
+    /// and, on each system, in the order of `by_system` (term `e` from `by_system[e].x`, the
+    /// block column-major `n_j × m_α`): the assembly of a block row reads those of its one or two
+    /// systems as contiguous runs, where the problem's order (by priority) scatters them.
     inv_w_ht: Vec<f64>,
-    /// `H_α` row-major of the interactions of the problem, at the same places as `inv_w_ht`.
+    /// `H_α` row-major of the interactions of the problem, one after the other in the problem's
+    /// order (interaction `k` from `blocks[k].start`).
     h: Vec<f64>,
     /// The output memories the problem's vector reads (`ẏ_k` or `y_{k−1}`), at the rows of
     /// the interactions.
     memory: Vec<f64>,
     /// The interactions of the problem on each system: those on system slot `d` are
-    /// `by_system[by_system_start[d]..by_system_start[d + 1]]`, as `(position in the problem,
-    /// number of the system in the interaction's systems)`, by increasing position.
-    by_system: Vec<(usize, usize)>,
+    /// `by_system[by_system_start[d]..by_system_start[d + 1]]`, by increasing position.
+    by_system: Vec<SystemTerm>,
     by_system_start: Vec<usize>,
     /// The body number of each system slot in the factored operator (factored FC3D only).
     slot_body: Vec<usize>,
@@ -463,14 +464,10 @@ impl OneStepNsProblem {
             n += m;
         }
         self.last_size = n;
-        self.inv_w_ht.clear();
         let factored = matches!(self.solver, Solver::Fc3dFactored(..));
-        if !reuse && !factored {
-            self.inv_w_ht.resize(self.h.len(), 0.0);
-        }
 
         // q = H v_free (+ ∂h/∂t) + e ẏ_k (velocity level) or h(q_free) + e y_{k−1} (position
-        // level), and W_j⁻¹ H_jᵀ per interaction and system.
+        // level), then W_j⁻¹ H_jᵀ system by system.
         self.q.clear();
         self.q.resize(n, 0.0);
         self.mu.clear();
@@ -544,19 +541,10 @@ impl OneStepNsProblem {
                 }
                 _ => {}
             }
-            if reuse || factored {
-                continue;
-            }
-            // W_j⁻¹ H_jᵀ, one column per row of H_j.
-            let start = shape.start;
-            for jj in 0..shape.systems {
-                let (d, off, nj) = (nsds.ds_id_at(shape.slots[jj]), shape.offsets[jj], shape.widths[jj]);
-                let x = &mut self.inv_w_ht[start + off * m..start + (off + nj) * m];
-                for (i, col) in x.chunks_exact_mut(nj).enumerate() {
-                    col.copy_from_slice(&h[i * nv + off..i * nv + off + nj]);
-                    osi.solve_w(d, col);
-                }
-            }
+        }
+        if !reuse && !factored {
+            self.index_by_system(nsds.ds_bound());
+            self.compute_inv_w_ht(nsds, osi);
         }
 
         if factored {
@@ -570,7 +558,7 @@ impl OneStepNsProblem {
         let matrix = match (&self.cache, reuse) {
             (Some(m), true) => m.clone(),
             _ => {
-                let m = self.assemble(nsds, n)?;
+                let m = self.assemble(n)?;
                 self.remember_matrix(&m, active, nsds.topology_version, constant_operators);
                 m
             }
@@ -792,20 +780,19 @@ impl OneStepNsProblem {
     /// `M_αβ = Σ_j H_α^j (W_j⁻¹ (H_β^j)ᵀ)` over the active interactions: for each block row
     /// α, the blocks of the interactions sharing a system with α (α's own for the diagonal),
     /// found through the lists of interactions per system, by increasing block column.
-    fn assemble(&mut self, nsds: &Nsds, n: usize) -> Result<NumericsMatrix, KernelError> {
-        self.index_by_system(nsds.ds_bound());
+    fn assemble(&mut self, n: usize) -> Result<NumericsMatrix, KernelError> {
         let blocks = &self.blocks[..];
         let (h, x) = (&self.h[..], &self.inv_w_ht[..]);
         let (by_system, by_system_start) = (&self.by_system[..], &self.by_system_start[..]);
-        // The blocks of row k as `(column kb, system number in α, system number in β)`, by
+        // The blocks of row k as `(column kb, system number in α, β's term on that system)`, by
         // increasing kb (the merge of the sorted lists of α's systems; the terms of an
         // interaction sharing both systems come together).
-        let row_terms = |k: usize, out: &mut Vec<(usize, usize, usize)>| {
+        let row_terms = |k: usize, out: &mut Vec<(usize, usize, SystemTerm)>| {
             out.clear();
             let a = &blocks[k];
             let list = |ja: usize| {
                 let d = a.slots[ja];
-                by_system[by_system_start[d]..by_system_start[d + 1]].iter().map(move |&(kb, jb)| (kb, ja, jb))
+                by_system[by_system_start[d]..by_system_start[d + 1]].iter().map(move |&t| (t.position, ja, t))
             };
             if a.systems == 1 {
                 out.extend(list(0));
@@ -829,9 +816,9 @@ impl OneStepNsProblem {
                 for k in 0..blocks.len() {
                     let pa = self.positions[k];
                     row_terms(k, &mut row);
-                    for &(kb, ja, jb) in &row {
+                    for &(kb, ja, t) in &row {
                         let pb = self.positions[kb];
-                        add_block(h, x, &blocks[k], ja, &blocks[kb], jb, &mut |i, l, v| m[(pa + i, pb + l)] += v);
+                        add_block(h, x, &blocks[k], ja, t, &mut |i, l, v| m[(pa + i, pb + l)] += v);
                     }
                 }
                 Ok(NumericsMatrix::Dense(m))
@@ -851,14 +838,13 @@ impl OneStepNsProblem {
                     row_terms(k, &mut row);
                     let mut idx = 0;
                     while idx < row.len() {
-                        let kb = row[idx].0;
-                        let b = &blocks[kb];
+                        let (kb, _, first) = row[idx];
                         let start = values.len();
-                        values.resize(start + ma * b.size, 0.0);
+                        values.resize(start + ma * first.size, 0.0);
                         let out = &mut values[start..];
                         while idx < row.len() && row[idx].0 == kb {
-                            let (_, ja, jb) = row[idx];
-                            add_block(h, x, a, ja, b, jb, &mut |i, l, v| out[l * ma + i] += v);
+                            let (_, ja, t) = row[idx];
+                            add_block(h, x, a, ja, t, &mut |i, l, v| out[l * ma + i] += v);
                             idx += 1;
                         }
                         col_idx.push(kb);
@@ -887,11 +873,11 @@ impl OneStepNsProblem {
             starts[d + 1] += starts[d];
         }
         self.by_system.clear();
-        self.by_system.resize(starts[ds_bound], (0, 0));
+        self.by_system.resize(starts[ds_bound], SystemTerm { position: 0, system: 0, size: 0, x: 0 });
         // `next[d]` runs from starts[d]; the start array is restored afterwards.
         for (k, b) in self.blocks.iter().enumerate() {
             for (jj, &d) in b.slots[..b.systems].iter().enumerate() {
-                self.by_system[starts[d]] = (k, jj);
+                self.by_system[starts[d]] = SystemTerm { position: k, system: jj, size: b.size, x: 0 };
                 starts[d] += 1;
             }
         }
@@ -899,6 +885,34 @@ impl OneStepNsProblem {
             starts[d + 1] = starts[d];
         }
         starts[0] = 0;
+    }
+
+    /// `W_j⁻¹ (H_α^j)ᵀ` of every term of `by_system` (one column per row of `H_α^j`, by
+    /// [`FreeState::solve_w`]), system after system into `inv_w_ht`; sets each term's `x`.
+    fn compute_inv_w_ht(&mut self, nsds: &Nsds, osi: &dyn FreeState) {
+        let size: usize = self.by_system.iter().map(|t| t.size * self.blocks[t.position].widths[t.system]).sum();
+        self.inv_w_ht.clear();
+        self.inv_w_ht.resize(size, 0.0);
+        let mut start = 0;
+        for d in 0..self.by_system_start.len().saturating_sub(1) {
+            let terms = self.by_system_start[d]..self.by_system_start[d + 1];
+            if terms.is_empty() {
+                continue;
+            }
+            let ds = nsds.ds_id_at(d);
+            for t in &mut self.by_system[terms] {
+                let shape = &self.blocks[t.position];
+                let (off, nj, nv) = (shape.offsets[t.system], shape.widths[t.system], shape.columns);
+                let h = &self.h[shape.start..shape.start + shape.size * nv];
+                let x = &mut self.inv_w_ht[start..start + nj * shape.size];
+                for (i, col) in x.chunks_exact_mut(nj).enumerate() {
+                    col.copy_from_slice(&h[i * nv + off..i * nv + off + nj]);
+                    osi.solve_w(ds, col);
+                }
+                t.x = start;
+                start += nj * shape.size;
+            }
+        }
     }
 }
 
@@ -923,21 +937,28 @@ struct BlockShape {
     has_h_dot: bool,
 }
 
+/// An interaction of a one-step problem on one of its systems (an entry of the problem's
+/// per-system lists).
+#[derive(Clone, Copy, Debug)]
+struct SystemTerm {
+    /// The interaction's position in the problem.
+    position: usize,
+    /// The number of the system in the interaction's systems.
+    system: usize,
+    /// The interaction's size `m`.
+    size: usize,
+    /// Start of its `W_j⁻¹ (H^j)ᵀ` in the problem's `inv_w_ht`.
+    x: usize,
+}
+
 /// Adds block `(α, β) = H_α^j (W_j⁻¹ (H_β^j)ᵀ)` through their shared system `j`, number
-/// `ja` in α's systems and `jb` in β's, by `add(i, l, value)`; `H` and `W⁻¹Hᵀ` are read from
-/// the problem's buffers `h` and `x`. Each entry is a dot product summed from 0 in column order.
-fn add_block<F: FnMut(usize, usize, f64)>(
-    h: &[f64],
-    x: &[f64],
-    a: &BlockShape,
-    ja: usize,
-    b: &BlockShape,
-    jb: usize,
-    add: &mut F,
-) {
+/// `ja` in α's systems, with `b` β's term on `j`, by `add(i, l, value)`; `H` and `W⁻¹Hᵀ` are
+/// read from the problem's buffers `h` and `x`. Each entry is a dot product summed from 0 in
+/// column order.
+fn add_block<F: FnMut(usize, usize, f64)>(h: &[f64], x: &[f64], a: &BlockShape, ja: usize, b: SystemTerm, add: &mut F) {
     let nj = a.widths[ja];
     let h_a = &h[a.start + a.offsets[ja]..];
-    let x_b = &x[b.start + b.offsets[jb] * b.size..b.start + (b.offsets[jb] + nj) * b.size];
+    let x_b = &x[b.x..b.x + nj * b.size];
     if (a.size, b.size, nj) == (3, 3, 6) {
         // Contacts of 3D bodies (fixed sizes: the same sums, unrolled).
         let x_b: &[f64; 18] = x_b.try_into().expect("3 columns of 6");
