@@ -473,6 +473,46 @@ fn broad_phase_matches_brute_force_on_2000_spheres() {
     }
 }
 
+/// Boxes whose inflated copies touch exactly (a lattice at the spacing of their extent, far from
+/// the origin, and a jittered copy): the grid's cells are the size of the largest extent, so
+/// touching boxes sit in neighbouring cells up to the rounding of the cell coordinates; no pair
+/// may be lost to it.
+#[test]
+fn broad_phase_keeps_boxes_that_touch_exactly() {
+    let margin = 0.01;
+    let h = 0.05;
+    let spacing = 2.0 * h + margin;
+    let mut rng = StdRng::seed_from_u64(7);
+    let mut bp = BroadPhase::new(margin).expect("valid margin");
+    for jitter in [0.0, 1e-12] {
+        let mut boxes = Vec::new();
+        for i in 0..12 {
+            for j in 0..12 {
+                for k in 0..12 {
+                    let c = [
+                        1234.567 + spacing * f64::from(i),
+                        -987.25 + spacing * f64::from(j),
+                        0.3 + spacing * f64::from(k),
+                    ];
+                    let c = c.map(|x| x + jitter * rng.random_range(-1.0..1.0));
+                    boxes.push(Aabb { min: [c[0] - h, c[1] - h, c[2] - h], max: [c[0] + h, c[1] + h, c[2] + h] });
+                }
+            }
+        }
+        bp.update(&boxes, &[]).expect("finite boxes");
+        let mut brute = Vec::new();
+        for i in 0..boxes.len() {
+            for j in i + 1..boxes.len() {
+                if boxes[i].inflated(0.5 * margin).intersects(&boxes[j].inflated(0.5 * margin)) {
+                    brute.push((i, j));
+                }
+            }
+        }
+        assert!(brute.len() > 3 * 11 * 144, "jitter {jitter}: {} pairs", brute.len());
+        assert_eq!(bp.pairs(), brute.as_slice(), "jitter {jitter}");
+    }
+}
+
 /// Monte Carlo estimate of (volume, ∫ (y² + z²), ∫ (x² + z²), ∫ (x² + y²)) over the shape at
 /// the identity pose, sampling its bounding box.
 fn monte_carlo(shape: &Shape, samples: usize, rng: &mut StdRng) -> [f64; 4] {

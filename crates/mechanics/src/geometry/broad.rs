@@ -3,9 +3,8 @@
 //! Why a grid and not sweep-and-prune: the target scenes are dense granular piles of similar
 //! bodies. Sweep-and-prune along one axis keeps every body whose x-interval overlaps the sweep
 //! front active, about `N^{2/3}` of them for a cubic pile, so its cost grows like `N^{5/3}`; a
-//! grid whose cell is the size of the largest (regular) box puts every box in at most 2×2×2
-//! cells, each cell holds O(1) boxes when sizes are comparable, and the cost is the sort of
-//! `≤ 8N` cell keys, `O(N log N)`.
+//! grid whose cell is the size of the largest (regular) box holds O(1) boxes per cell when sizes
+//! are comparable, and the cost is the sort of `N` cell keys, `O(N log N)`, and a linear scan.
 //!
 //! Algorithm ([`BroadPhase::update`]):
 //! 1. every box is inflated by `margin / 2` on each side (so a pair is reported iff the gap
@@ -13,13 +12,16 @@
 //! 2. boxes whose largest extent exceeds `LARGE_RATIO = 8` times the median extent are "large":
 //!    they are tested against every other box directly (`O(N · L)` for `L` large boxes), so one
 //!    container-sized body does not blow the cell up to the size of the scene;
-//! 3. the cell edge is the largest extent of the remaining boxes (at least the span of the
-//!    scene divided by `2^21 − 2`, so that cell coordinates fit in 21 bits each and pack into one
-//!    `u64` key without collisions); each regular box is entered in every cell it touches;
-//! 4. the `(key, index)` entries are sorted; within each run of equal keys, every pair is tested
-//!    for overlap, and reported only in the cell that holds the lower corner of the
-//!    intersection of the two boxes (this cell is shared by both, so each pair is reported
-//!    exactly once, without a hash set);
+//! 3. the cell edge is the largest extent of the remaining boxes, enlarged by `1e-8` relative
+//!    (at least the span of the scene divided by `2^21 − 2`, so that cell coordinates fit in 21
+//!    bits each and pack into one `u64` key without collisions); each regular box is entered once,
+//!    in the cell of its lower corner;
+//! 4. the `(key, index)` entries are sorted. Two overlapping boxes have lower corners less than
+//!    the largest extent apart on every axis, so their cells are neighbours (the enlargement of
+//!    the cell covers the rounding of the coordinates). Each pair is tested from the box whose
+//!    cell comes first in key order: against the later boxes of its own cell and the boxes of
+//!    the 13 neighbour cells that come later, found in five columns of cells by cursors that
+//!    only move forward through the sorted entries;
 //! 5. pairs are sorted `(i, j)` with `i < j`.
 //!
 //! Half-spaces (poses of [`Shape::HalfSpace`](super::Shape::HalfSpace)) are tested against every box:
@@ -39,6 +41,8 @@ use nonsmooth_kernel::KernelError;
 const LARGE_RATIO: f64 = 8.0;
 /// Bits per cell coordinate in the packed key.
 const KEY_BITS: u32 = 21;
+/// Relative enlargement of the cell over the largest regular extent (see `shape_pairs`).
+const CELL_SAFETY: f64 = 1e-8;
 
 /// Uniform-grid broad phase with reusable buffers (see the module documentation).
 #[derive(Clone, Debug, Default)]
@@ -47,7 +51,6 @@ pub struct BroadPhase {
     pairs: Vec<(usize, usize)>,
     half_space_pairs: Vec<(usize, usize)>,
     entries: Vec<(u64, usize)>,
-    lower_cell: Vec<[u32; 3]>,
     inflated: Vec<Aabb>,
     large: Vec<usize>,
     is_large: Vec<bool>,
@@ -165,7 +168,10 @@ impl BroadPhase {
         }
         let span = (0..3).map(|k| hi[k] - lo[k]).fold(0.0_f64, f64::max);
         let max_cells = f64::from((1u32 << KEY_BITS) - 2);
-        cell = cell.max(span / max_cells);
+        // A little more than the largest extent, so that the corner cells of two overlapping
+        // boxes are neighbours whatever the rounding of the cell coordinates (≤ 2^21 cells:
+        // their rounding error is below 1e-9 cell).
+        cell = (cell * (1.0 + CELL_SAFETY)).max(span / max_cells);
         if cell.is_nan() || cell <= 0.0 {
             cell = 1.0;
         }
@@ -176,47 +182,60 @@ impl BroadPhase {
             ((x - lo[k]) * inv).floor().clamp(0.0, max_cells) as u32
         };
 
+        // One entry per regular box: the cell of its lower corner.
         self.entries.clear();
-        self.lower_cell.clear();
         for (i, b) in self.inflated.iter().enumerate() {
-            if self.is_large[i] {
-                self.lower_cell.push([0; 3]);
-                continue;
-            }
-            let l = [coord(b.min[0], 0), coord(b.min[1], 1), coord(b.min[2], 2)];
-            let u = [coord(b.max[0], 0), coord(b.max[1], 1), coord(b.max[2], 2)];
-            self.lower_cell.push(l);
-            for x in l[0]..=u[0] {
-                for y in l[1]..=u[1] {
-                    for z in l[2]..=u[2] {
-                        self.entries.push((pack([x, y, z]), i));
-                    }
-                }
+            if !self.is_large[i] {
+                self.entries.push((pack([coord(b.min[0], 0), coord(b.min[1], 1), coord(b.min[2], 2)]), i));
             }
         }
         self.entries.sort_unstable();
 
+        // Two overlapping boxes have lower corners less than a cell apart on every axis, so
+        // their corner cells are neighbours. Each pair is looked for from the box whose cell comes
+        // first in key order (`x`, then `y`, then `z`): in its own cell (the boxes after it) and
+        // in the neighbour cells that come later, which lie in five columns `(x + dx, y + dy)`:
+        // `(0, 0)` (cell `z + 1`), `(0, 1)`, `(1, −1)`, `(1, 0)`, `(1, 1)` (cells `z − 1 ..= z + 1`).
+        // The columns' first keys grow with the cell's key, so each column keeps a cursor into
+        // the sorted entries that only moves forward.
+        const COLUMNS: [(u32, i32, bool); 5] =
+            [(0, 0, true), (0, 1, false), (1, -1, false), (1, 0, false), (1, 1, false)];
+        let mut cursors = [0usize; 5];
+        let entries = &self.entries;
         let mut start = 0;
-        while start < self.entries.len() {
-            let key = self.entries[start].0;
+        while start < entries.len() {
+            let key = entries[start].0;
             let mut end = start + 1;
-            while end < self.entries.len() && self.entries[end].0 == key {
+            while end < entries.len() && entries[end].0 == key {
                 end += 1;
             }
+            let [x, y, z] = unpack(key);
             for a in start..end {
-                let i = self.entries[a].1;
-                for b in a + 1..end {
-                    let j = self.entries[b].1;
-                    let (bi, bj) = (&self.inflated[i], &self.inflated[j]);
-                    if !bi.intersects(bj) {
-                        continue;
-                    }
-                    // Report only in the cell of the lower corner of the intersection.
-                    let (li, lj) = (self.lower_cell[i], self.lower_cell[j]);
-                    let owner = [li[0].max(lj[0]), li[1].max(lj[1]), li[2].max(lj[2])];
-                    if pack(owner) == key {
+                let i = entries[a].1;
+                for &(_, j) in &entries[a + 1..end] {
+                    if self.inflated[i].intersects(&self.inflated[j]) {
                         self.pairs.push((i.min(j), i.max(j)));
                     }
+                }
+            }
+            for (cursor, &(dx, dy, own_column)) in cursors.iter_mut().zip(&COLUMNS) {
+                let Some(cy) = y.checked_add_signed(dy) else { continue };
+                let cx = x + dx;
+                // Cells `z − 1 ..= z + 1` of the column (only `z + 1` in the own column).
+                let z_lo = if own_column { z + 1 } else { z.saturating_sub(1) };
+                let (first, last) = (pack([cx, cy, z_lo]), pack([cx, cy, z + 1]));
+                while *cursor < entries.len() && entries[*cursor].0 < first {
+                    *cursor += 1;
+                }
+                let mut c = *cursor;
+                while c < entries.len() && entries[c].0 <= last {
+                    let j = entries[c].1;
+                    for &(_, i) in &entries[start..end] {
+                        if self.inflated[i].intersects(&self.inflated[j]) {
+                            self.pairs.push((i.min(j), i.max(j)));
+                        }
+                    }
+                    c += 1;
                 }
             }
             start = end;
@@ -239,6 +258,12 @@ impl BroadPhase {
 /// Packs three 21-bit cell coordinates into one key.
 fn pack(c: [u32; 3]) -> u64 {
     (u64::from(c[0]) << (2 * KEY_BITS)) | (u64::from(c[1]) << KEY_BITS) | u64::from(c[2])
+}
+
+/// The cell coordinates of a key ([`pack`]).
+fn unpack(key: u64) -> [u32; 3] {
+    let mask = (1u64 << KEY_BITS) - 1;
+    [(key >> (2 * KEY_BITS)) as u32, ((key >> KEY_BITS) & mask) as u32, (key & mask) as u32]
 }
 
 #[cfg(test)]
