@@ -572,6 +572,11 @@ impl StepTotals {
     }
 }
 
+/// The detection reads the relations of the next this many current contacts together before it
+/// updates them one by one (`Scene::touch_relation`): these independent reads of scattered
+/// objects miss in parallel, where the updates' accesses would miss one after the other.
+const RELATION_BATCH: usize = 16;
+
 /// A scene being simulated (see the module documentation).
 pub struct Scene {
     sim: TimeStepping,
@@ -712,6 +717,18 @@ impl Scene {
         Ok(out)
     }
 
+    /// Reads two entries of the contact relation `id` (its two cache lines) and returns their
+    /// sum (see [`RELATION_BATCH`]).
+    fn touch_relation(&mut self, id: InteractionId) -> f64 {
+        self.sim
+            .nsds_mut()
+            .relation_mut(id)
+            .ok()
+            .and_then(|r| r.as_any_mut())
+            .and_then(|a| a.downcast_mut::<ContactRelation>())
+            .map_or(0.0, |c| c.frame()[0][0] + c.frame()[2][2])
+    }
+
     /// With ordering by height: the contact's priority `P·g` (highest first).
     fn order(&mut self, id: InteractionId, c: &ContactPoint) -> Result<(), MechanicsError> {
         if let Some(g) = self.gravity {
@@ -781,6 +798,7 @@ impl Scene {
         next.clear();
         let (mut created, mut removed) = (0, 0);
         let mut ic = 0;
+        let mut touched = 0;
         for idx in 0..self.found.len() {
             let (key, contact) = self.found[idx];
             while ic < current.len() && current[ic].0 < key {
@@ -799,6 +817,12 @@ impl Scene {
             };
             if ic < current.len() && current[ic].0 == key {
                 let id = current[ic].1;
+                if ic >= touched {
+                    // The next batch of relations, touched together so that their misses overlap.
+                    touched = current.len().min(ic + RELATION_BATCH);
+                    let sum: f64 = current[ic..touched].iter().map(|&(_, id)| self.touch_relation(id)).sum();
+                    std::hint::black_box(sum);
+                }
                 ic += 1;
                 let (q1, q2) = (self.body_q(b1)?, b2.map(|b| self.body_q(b)).transpose()?);
                 let relation = self.sim.nsds_mut().relation_mut(id)?;
