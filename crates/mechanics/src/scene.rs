@@ -477,6 +477,7 @@ impl SceneBuilder {
             contacts: Vec::new(),
             next_contacts: Vec::new(),
             poses: Vec::new(),
+            qs: Vec::new(),
             aabbs: Vec::new(),
             points: Vec::new(),
             found: Vec::new(),
@@ -592,6 +593,9 @@ pub struct Scene {
     contacts: Vec<(ContactKey, InteractionId)>,
     next_contacts: Vec<(ContactKey, InteractionId)>,
     poses: Vec<Pose>,
+    /// The positions `q = (x, p)` of the bodies at this step's detection (read once per body,
+    /// then by every contact of the body).
+    qs: Vec<[f64; 7]>,
     aabbs: Vec<Aabb>,
     points: Vec<ContactPoint>,
     /// Contacts found by this step's detection, sorted by key.
@@ -709,12 +713,9 @@ impl Scene {
         }
     }
 
-    /// The position `q = (x, p)` of body `b` (a copy, without allocating).
-    fn body_q(&self, b: usize) -> Result<[f64; 7], MechanicsError> {
-        let q = self.sim.nsds().ds(self.bodies[b].ds)?.state().q();
-        let mut out = [0.0; 7];
-        out.copy_from_slice(&q[..7]);
-        Ok(out)
+    /// The position `q = (x, p)` of body `b` at this step's detection.
+    fn body_q(&self, b: usize) -> [f64; 7] {
+        self.qs[b]
     }
 
     /// Reads two entries of the contact relation `id` (its two cache lines) and returns their
@@ -744,9 +745,13 @@ impl Scene {
         let nb = self.bodies.len();
         let nf = self.finite_statics.len();
         self.poses.clear();
+        self.qs.clear();
         self.aabbs.clear();
         for b in &self.bodies {
             let q = self.sim.nsds().ds(b.ds)?.state().q();
+            let mut copy = [0.0; 7];
+            copy.copy_from_slice(&q[..7]);
+            self.qs.push(copy);
             let rotation = Quaternion::new(q[3], q[4], q[5], q[6]).to_rotation_matrix();
             let pose = Pose { position: [q[0], q[1], q[2]], rotation };
             self.aabbs.push(b.shape.aabb(&pose).ok_or(KernelError::InvalidModel(
@@ -824,7 +829,7 @@ impl Scene {
                     std::hint::black_box(sum);
                 }
                 ic += 1;
-                let (q1, q2) = (self.body_q(b1)?, b2.map(|b| self.body_q(b)).transpose()?);
+                let (q1, q2) = (self.body_q(b1), b2.map(|b| self.body_q(b)));
                 let relation = self.sim.nsds_mut().relation_mut(id)?;
                 let contact_relation = relation
                     .as_any_mut()
@@ -839,8 +844,8 @@ impl Scene {
                 let material = mi.combine(mj);
                 let law = NonsmoothLaw::newton_impact_friction(material.restitution, 0.0, material.friction, 3)?;
                 let ds1 = self.bodies[b1].ds;
-                let q1 = self.body_q(b1)?;
-                let q2 = b2.map(|b| self.body_q(b)).transpose()?;
+                let q1 = self.body_q(b1);
+                let q2 = b2.map(|b| self.body_q(b));
                 let nsds = self.sim.nsds_mut();
                 let id = match (b2, q2) {
                     (Some(b), Some(q2)) => {
