@@ -446,8 +446,7 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
          pipeline); 2 threads = rayon's global pool of 2 threads: NSGS's parallel sweeps (`NsgsSchedule::Halves`, \
          from 4096 contacts on: the top and bottom parts of the contacts at the same time, the bottom one on a \
          worker thread that spins between sweeps, with their shares of the Anderson passes, then the layer between \
-         them; the same numbers on any thread count) and, from 2048 interactions on, the outputs and Jacobians \
-         of the interactions"
+         them; the same numbers on any thread count); the rest of the step runs on the main thread"
     );
     let _ = writeln!(
         md,

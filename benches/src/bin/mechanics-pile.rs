@@ -7,9 +7,8 @@
 //! 1e-4, over-relaxation 1.5, Anderson acceleration with memory 3, warm started from the previous
 //! step's reactions); `--parallel` sweeps the two halves of the contacts in parallel
 //! (`NsgsSchedule::Halves`, the scenes' parallel schedule) on rayon's global pool,
-//! set here to 2 threads. Without it the global pool has 1 thread, so that the kernel's parallel
-//! evaluation of outputs and Jacobians runs sequentially too: the run is single-threaded, like
-//! Rapier's default pipeline.
+//! set here to 2 threads. Without it the global pool has 1 thread: the run is single-threaded,
+//! like Rapier's default pipeline.
 //!
 //! `--factored` solves in body velocities on the factored Delassus operator
 //! (`SceneOptions::factored_delassus`) instead of the assembled `W`.

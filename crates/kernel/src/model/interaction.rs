@@ -262,10 +262,6 @@ impl Interaction {
 /// `f64` values per 64-byte cache line.
 pub(crate) const F64_PER_LINE: usize = 8;
 
-/// Interactions touched ahead of their evaluation by the parallel output and Jacobian passes
-/// (the sequential passes touch their gather batches).
-pub(crate) const TOUCH_BATCH: usize = 16;
-
 /// [`Interaction::touch`] on a batch of interactions; the sum is passed to
 /// [`std::hint::black_box`] so that the loads are kept.
 pub(crate) fn touch_batch<'a>(batch: impl IntoIterator<Item = &'a Interaction>) {

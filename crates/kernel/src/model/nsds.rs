@@ -19,7 +19,7 @@ use petgraph::visit::EdgeRef;
 use super::ds::SecondOrderDs;
 use super::first_order::FirstOrderDs;
 use super::first_order_relation::FirstOrderRelation;
-use super::interaction::{FirstOrderWork, Interaction, LEVELS, Linked, Relation, TOUCH_BATCH, touch_batch};
+use super::interaction::{FirstOrderWork, Interaction, LEVELS, Linked, Relation, touch_batch};
 use super::law::NonsmoothLaw;
 use super::relation::LagrangianRelation;
 use crate::KernelError;
@@ -115,11 +115,6 @@ fn evaluate_jacobian(
 
 /// Interactions per batch of [`Nsds::update_lagrangian_outputs`].
 const GATHER_BATCH: usize = 16;
-
-/// From this many interactions on (and with at least 2 threads in rayon's current pool),
-/// [`Nsds::update_lagrangian_outputs`] and [`Nsds::update_jacobians_at_positions`] evaluate the
-/// interactions in parallel.
-const PARALLEL_MIN_INTERACTIONS: usize = 2048;
 
 /// `y[0] = h(q, t)`, `y[1] = H v + ∂h/∂t` and `H` (unless constant) of a Lagrangian interaction
 /// from the gathered positions `q` and velocities `v` of its systems (first-order interactions
@@ -670,9 +665,6 @@ impl Nsds {
     /// re-evaluates at them). The interactions go by batches whose systems' states are
     /// gathered first: these independent reads, scattered in memory, then overlap.
     pub(crate) fn update_lagrangian_outputs(&mut self, t: f64) -> Result<(), KernelError> {
-        if self.interaction_graph.node_count() >= PARALLEL_MIN_INTERACTIONS && rayon::current_num_threads() >= 2 {
-            return self.update_in_parallel(None, t, true);
-        }
         let mut nodes = std::mem::take(&mut self.scratch_nodes);
         nodes.clear();
         nodes.extend(self.interaction_graph.node_indices().filter(|&n| !self.interaction_graph[n].is_first_order()));
@@ -695,9 +687,6 @@ impl Nsds {
     /// systems (the positions are kept for a relation with `∂h/∂t`), in the order of `ids`, by
     /// batches as [`Nsds::update_lagrangian_outputs`] (constant Jacobians are skipped).
     pub(crate) fn update_jacobians_at_positions(&mut self, ids: &[InteractionId], t: f64) -> Result<(), KernelError> {
-        if ids.len() >= PARALLEL_MIN_INTERACTIONS && rayon::current_num_threads() >= 2 {
-            return self.update_in_parallel(Some(ids), t, false);
-        }
         let mut nodes = std::mem::take(&mut self.scratch_nodes);
         nodes.clear();
         nodes.extend(ids.iter().map(|id| id.0).filter(|&n| !self.interaction_graph[n].jacobian_constant));
@@ -714,64 +703,6 @@ impl Nsds {
         });
         self.scratch_nodes = nodes;
         result
-    }
-
-    /// [`Nsds::update_lagrangian_outputs`] (`ids = None`, with `outputs`) or
-    /// [`Nsds::update_jacobians_at_positions`] (`ids`, without) with the interactions evaluated
-    /// in parallel on rayon's current pool: the states of their systems are gathered first
-    /// (sequentially: the systems are not shared between threads), then each interaction is
-    /// evaluated from its gathered state exactly as in the sequential path, so the results are
-    /// the same bit for bit.
-    fn update_in_parallel(&mut self, ids: Option<&[InteractionId]>, t: f64, outputs: bool) -> Result<(), KernelError> {
-        use rayon::prelude::*;
-        let Nsds { interaction_graph, ds_graph, scratch_q, scratch_v, scratch_nodes, .. } = self;
-        scratch_nodes.clear();
-        match ids {
-            Some(ids) => {
-                scratch_nodes.extend(ids.iter().map(|id| id.0).filter(|&n| !interaction_graph[n].jacobian_constant))
-            }
-            None => scratch_nodes
-                .extend(interaction_graph.node_indices().filter(|&n| !interaction_graph[n].is_first_order())),
-        }
-        // The interactions in node order (as `node_weights_mut` yields them), each with its
-        // rank in `scratch_nodes` (the order of the gathered states).
-        let mut rank = vec![usize::MAX; petgraph::visit::NodeIndexable::node_bound(&*interaction_graph)];
-        for (k, n) in scratch_nodes.iter().enumerate() {
-            rank[n.index()] = k;
-        }
-        let mut ends = Vec::with_capacity(scratch_nodes.len() + 1);
-        ends.push((0, 0));
-        scratch_q.clear();
-        scratch_v.clear();
-        for &node in scratch_nodes.iter() {
-            for &d in &interaction_graph[node].ds {
-                let s = ds_graph[d.0].second().expect("a Lagrangian interaction links second-order systems").state();
-                scratch_q.extend_from_slice(&s.q);
-                if outputs {
-                    scratch_v.extend_from_slice(&s.v);
-                }
-            }
-            ends.push((scratch_q.len(), scratch_v.len()));
-        }
-        let all: Vec<NodeIndex> = interaction_graph.node_indices().collect();
-        let mut work: Vec<(usize, NodeIndex, &mut Interaction)> = all
-            .into_iter()
-            .zip(interaction_graph.node_weights_mut())
-            .filter_map(|(n, inter)| (rank[n.index()] != usize::MAX).then(|| (rank[n.index()], n, inter)))
-            .collect();
-        let (q_all, v_all) = (&scratch_q[..], &scratch_v[..]);
-        let ends = &ends[..];
-        work.par_chunks_mut(TOUCH_BATCH).with_min_len(4).try_for_each(|batch| {
-            touch_batch(batch.iter().map(|(_, _, inter)| &**inter));
-            batch.iter_mut().try_for_each(|(k, node, inter)| {
-                let ((q0, v0), (q1, v1)) = (ends[*k], ends[*k + 1]);
-                if outputs {
-                    lagrangian_output(inter, t, &q_all[q0..q1], &v_all[v0..v1])
-                } else {
-                    jacobian_at_positions(inter, *node, t, &q_all[q0..q1])
-                }
-            })
-        })
     }
 
     /// Gathers the positions (and with `velocities`, the velocities) of the systems of the
