@@ -260,7 +260,7 @@ impl Interaction {
 }
 
 /// `f64` values per 64-byte cache line.
-pub(crate) const F64_PER_LINE: usize = 8;
+const F64_PER_LINE: usize = 8;
 
 /// [`Interaction::touch`] on a batch of interactions; the sum is passed to
 /// [`std::hint::black_box`] so that the loads are kept.
