@@ -183,18 +183,12 @@ impl FactoredDelassus {
             }
         } else {
             let n = x.len();
-            let mut y = [0.0; 16];
-            let mut big = Vec::new();
-            let out: &mut [f64] = if n <= 16 {
-                &mut y[..n]
-            } else {
-                big.resize(n, 0.0);
-                &mut big
-            };
-            for (i, oi) in out.iter_mut().enumerate() {
-                *oi = inv[i * n..(i + 1) * n].iter().zip(x.iter()).map(|(a, b)| a * b).sum();
-            }
-            x.copy_from_slice(out);
+            with_scratch(n, |out| {
+                for (i, oi) in out.iter_mut().enumerate() {
+                    *oi = inv[i * n..(i + 1) * n].iter().zip(x.iter()).map(|(a, b)| a * b).sum();
+                }
+                x.copy_from_slice(out);
+            });
         }
     }
 
@@ -512,21 +506,16 @@ impl Update for Context<'_> {
                     *wk += m * p;
                 }
             } else {
-                // M_b⁻¹ (H_c^b)ᵀ Δr on the stack for bodies of up to 16 velocities.
-                let (mut small, mut big) = ([0.0; 16], Vec::new());
-                let p: &mut [f64] = if n <= 16 {
-                    &mut small[..n]
-                } else {
-                    big.resize(n, 0.0);
-                    &mut big
-                };
-                for (k, pk) in p.iter_mut().enumerate() {
-                    *pk = h[off + k] * dr[0] + h[columns + off + k] * dr[1] + h[2 * columns + off + k] * dr[2];
-                }
-                d.apply_inverse(body, p);
-                for (wk, pk) in w[s..s + n].iter_mut().zip(p.iter()) {
-                    *wk += pk;
-                }
+                // M_b⁻¹ (H_c^b)ᵀ Δr.
+                with_scratch(n, |p| {
+                    for (k, pk) in p.iter_mut().enumerate() {
+                        *pk = h[off + k] * dr[0] + h[columns + off + k] * dr[1] + h[2 * columns + off + k] * dr[2];
+                    }
+                    d.apply_inverse(body, p);
+                    for (wk, pk) in w[s..s + n].iter_mut().zip(p.iter()) {
+                        *wk += pk;
+                    }
+                });
             }
         }
         Some(increment)
@@ -975,4 +964,14 @@ fn halves_sweep<U: Update>(
     let (a, b) = rayon::join(|| part(0..na, ra, da, wa, 0), || part(na..na + nb, rb, db, wb, va));
     let s = context.sweep(na + nb..nc, 0, r, delta, w, 0);
     Some(a? + b? + s?)
+}
+/// Runs `f` on a zeroed scratch vector of length `n`: on the stack for bodies of up to 16
+/// velocities (every rigid body), on the heap beyond.
+fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {
+    if n <= 16 {
+        let mut small = [0.0; 16];
+        f(&mut small[..n])
+    } else {
+        f(&mut vec![0.0; n])
+    }
 }
