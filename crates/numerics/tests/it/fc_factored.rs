@@ -137,11 +137,8 @@ fn body_velocity_nsgs_follows_the_assembled_nsgs() {
         if light {
             options = options.with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal);
         }
-        let (mut r1, mut u1) = (vec![0.0; n], vec![0.0; n]);
-        let report1 =
-            FactoredNsgsSolver::new(options.clone()).expect("valid").solve(&p, &mut r1, &mut u1).expect("solves");
-        let (mut r2, mut u2) = (vec![0.0; n], vec![0.0; n]);
-        let report2 = NsgsSolver::new(options).expect("valid").solve(&assembled, &mut r2, &mut u2).expect("solves");
+        let (report1, r1) = solve_factored(&p, options.clone());
+        let (report2, r2) = solve_assembled(&assembled, options);
         println!(
             "dense {dense}, anderson {anderson}, light {light}: factored {} sweeps {:.3e}, assembled {} sweeps {:.3e}, max |Δr| {:.2e}",
             report1.iterations,
@@ -170,15 +167,10 @@ fn halves_schedule_matches_the_assembled_halves() {
     let p = lattice(15, 0.5, 3, false);
     assert!(p.number_of_contacts() >= 8192);
     let assembled = p.to_assembled().expect("assembles");
-    let n = p.size();
     let options = options_parallel();
-    let (mut r1, mut u1) = (vec![0.0; n], vec![0.0; n]);
-    let report1 = FactoredNsgsSolver::new(options.clone()).expect("valid").solve(&p, &mut r1, &mut u1).expect("solves");
-    let (mut r2, mut u2) = (vec![0.0; n], vec![0.0; n]);
-    let report2 = NsgsSolver::new(options.clone()).expect("valid").solve(&assembled, &mut r2, &mut u2).expect("solves");
-    let (mut r3, mut u3) = (vec![0.0; n], vec![0.0; n]);
-    let sequential = options.with_parallel(false);
-    let report3 = FactoredNsgsSolver::new(sequential).expect("valid").solve(&p, &mut r3, &mut u3).expect("solves");
+    let (report1, r1) = solve_factored(&p, options.clone());
+    let (report2, r2) = solve_assembled(&assembled, options.clone());
+    let (report3, _) = solve_factored(&p, options.with_parallel(false));
     println!(
         "halves: factored {} sweeps {:.3e}, assembled {} sweeps {:.3e}, sequential factored {} sweeps; max |Δr| {:.2e}",
         report1.iterations,
@@ -195,12 +187,26 @@ fn halves_schedule_matches_the_assembled_halves() {
     assert!(max_abs_diff(&r1, &r2) <= 1e-3 * scale);
     // Same numbers whatever the threads: a 1-thread pool gives the same reactions bit for bit.
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
-    let (mut r4, mut u4) = (vec![0.0; n], vec![0.0; n]);
-    let report4 = pool.install(|| {
-        FactoredNsgsSolver::new(options_parallel()).expect("valid").solve(&p, &mut r4, &mut u4).expect("solves")
-    });
+    let (report4, r4) = pool.install(|| solve_factored(&p, options_parallel()));
     assert_eq!(report4.iterations, report1.iterations);
     assert!(r4.iter().zip(&r1).all(|(a, b)| a.to_bits() == b.to_bits()));
+}
+
+/// The factored NSGS with `options` from zero reactions: its report and reactions.
+fn solve_factored(p: &FactoredFc3dProblem, options: NsgsOptions) -> (nonsmooth_numerics::SolverReport, Vec<f64>) {
+    let (mut r, mut u) = (vec![0.0; p.size()], vec![0.0; p.size()]);
+    let report = FactoredNsgsSolver::new(options).expect("valid").solve(p, &mut r, &mut u).expect("solves");
+    (report, r)
+}
+
+/// The NSGS on the assembled problem with `options` from zero reactions.
+fn solve_assembled(
+    p: &nonsmooth_numerics::fc::Fc3dProblem,
+    options: NsgsOptions,
+) -> (nonsmooth_numerics::SolverReport, Vec<f64>) {
+    let (mut r, mut u) = (vec![0.0; p.size()], vec![0.0; p.size()]);
+    let report = NsgsSolver::new(options).expect("valid").solve(p, &mut r, &mut u).expect("solves");
+    (report, r)
 }
 
 /// The scenes' NSGS at tolerance 1e-4 in the halves schedule.
