@@ -16,16 +16,16 @@
 #![allow(clippy::needless_range_loop)]
 
 use faer::Mat;
-use nonsmooth_numerics::SolverReport;
 use nonsmooth_numerics::fc::nsgs::NsgsOptions;
 use nonsmooth_numerics::fc::nsgs2d::{Nsgs2dOptions, Nsgs2dSolver};
 use nonsmooth_numerics::fc::{
     FactoredDelassus, FactoredFc3dProblem, FactoredNsgsSolver, Fc2dProblem, Fc3dMethod, Fc3dProblem, Fc3dSolver,
 };
 use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
-use nonsmooth_numerics::matrix::{NumericsMatrix, SparseBlockMatrix};
+use nonsmooth_numerics::matrix::{NumericsMatrix, SparseBlockMatrix, all_finite};
 use nonsmooth_numerics::mlcp::{MlcpMatrixForm, MlcpMethod, MlcpProblem, MlcpSolver};
 use nonsmooth_numerics::relay::{RelayMethod, RelaySolver};
+use nonsmooth_numerics::{NumericsError, SolverReport};
 
 use super::moreau_jean::MoreauJeanOsi;
 
@@ -832,9 +832,13 @@ impl OneStepNsProblem {
                 // Room for about the blocks of the last assembly (no growth copies).
                 let mut col_idx = Vec::with_capacity(self.last_blocks + self.last_blocks / 8);
                 let mut values = Vec::with_capacity(self.last_values + self.last_values / 8);
+                // Whether every value is finite, checked row by row while the row is in cache
+                // (the matrix is then built without a second scan of its values).
+                let mut finite = true;
                 for (k, a) in blocks.iter().enumerate() {
                     let ma = a.size;
                     ends.push(self.positions[k] + ma);
+                    let row_start = values.len();
                     row_terms(k, &mut row);
                     let mut idx = 0;
                     while idx < row.len() {
@@ -849,10 +853,14 @@ impl OneStepNsProblem {
                         }
                         col_idx.push(kb);
                     }
+                    finite &= all_finite(&values[row_start..]);
                     row_ptr.push(col_idx.len());
                 }
+                if !finite {
+                    return Err(NumericsError::NonFinite { what: "sparse-block matrix" }.into());
+                }
                 (self.last_blocks, self.last_values) = (col_idx.len(), values.len());
-                let sbm = SparseBlockMatrix::new(ends.clone(), ends, row_ptr, col_idx, values)?;
+                let sbm = SparseBlockMatrix::new_with_finite_values(ends.clone(), ends, row_ptr, col_idx, values)?;
                 Ok(NumericsMatrix::SparseBlock(sbm))
             }
         }
@@ -889,15 +897,30 @@ impl OneStepNsProblem {
 
     /// `W_j⁻¹ (H_α^j)ᵀ` of every term of `by_system` (one column per row of `H_α^j`, by
     /// [`FreeState::solve_w`]), system after system into `inv_w_ht`; sets each term's `x`.
+    ///
+    /// The terms of a system are rows of `H` scattered over the problem (which is in priority
+    /// order): before the terms of a system are computed, one entry of each `H` row of the next
+    /// [`TERM_BATCH`] terms is read ([`OneStepNsProblem::touch_terms`]), so that their cache
+    /// misses overlap instead of coming one after the other. Measured on the 20000-sphere pile
+    /// (`mechanics-pile --n 20000 --steps 320 --measure 20`, 28600 rows): this pass went from
+    /// 8.2–8.5 to 6.5–6.8 ms per step, the same numbers.
     fn compute_inv_w_ht(&mut self, nsds: &Nsds, osi: &dyn FreeState) {
-        let size: usize = self.by_system.iter().map(|t| t.size * self.blocks[t.position].widths[t.system]).sum();
+        // The sizes in the problem's order (sequential reads; the same sum in any order).
+        let size: usize =
+            self.blocks.iter().map(|b| b.widths[..b.systems].iter().map(|w| b.size * w).sum::<usize>()).sum();
         self.inv_w_ht.clear();
         self.inv_w_ht.resize(size, 0.0);
         let mut start = 0;
+        let mut touched = 0;
         for d in 0..self.by_system_start.len().saturating_sub(1) {
             let terms = self.by_system_start[d]..self.by_system_start[d + 1];
             if terms.is_empty() {
                 continue;
+            }
+            if terms.end > touched {
+                let upto = (terms.start + TERM_BATCH).max(terms.end).min(self.by_system.len());
+                self.touch_terms(touched.max(terms.start)..upto);
+                touched = upto;
             }
             let ds = nsds.ds_id_at(d);
             for t in &mut self.by_system[terms] {
@@ -914,7 +937,25 @@ impl OneStepNsProblem {
             }
         }
     }
+
+    /// Reads the first entry of each row of `H_α^j` of the terms `by_system[range]` and passes
+    /// their sum to [`std::hint::black_box`], so that the loads are kept: independent loads
+    /// whose misses overlap.
+    fn touch_terms(&self, range: std::ops::Range<usize>) {
+        let mut sum = 0.0;
+        for t in &self.by_system[range] {
+            let shape = &self.blocks[t.position];
+            let first = shape.start + shape.offsets[t.system];
+            for i in 0..shape.size {
+                sum += self.h[first + i * shape.columns];
+            }
+        }
+        std::hint::black_box(sum);
+    }
 }
+
+/// Terms read ahead by [`OneStepNsProblem::compute_inv_w_ht`].
+const TERM_BATCH: usize = 16;
 
 /// Where an interaction of a one-step problem keeps its data for the assembly.
 #[derive(Clone, Copy, Debug)]

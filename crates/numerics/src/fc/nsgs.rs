@@ -1372,6 +1372,7 @@ fn permute_contacts(w: &NumericsMatrix, perm: &[usize], inverse: &[usize]) -> Re
         col_idx,
         offsets,
         values,
+        m.is_finite(),
     )))
 }
 

@@ -85,7 +85,7 @@ impl<const D: usize> LocalFcProblem<D> {
         if u.len() != n {
             return Err(NumericsError::DimensionMismatch { what: what[1], expected: n, found: u.len() });
         }
-        if !r.iter().all(|v| v.is_finite()) {
+        if !crate::matrix::all_finite(r) {
             return Err(NumericsError::NonFinite { what: what[2] });
         }
         Ok(())
@@ -158,7 +158,7 @@ pub(crate) fn check_len(what: &'static str, v: &[f64], expected: usize) -> Resul
 
 /// Every entry of `v` is finite.
 pub(crate) fn check_finite(what: &'static str, v: &[f64]) -> Result<(), NumericsError> {
-    if v.iter().all(|x| x.is_finite()) { Ok(()) } else { Err(NumericsError::NonFinite { what }) }
+    if crate::matrix::all_finite(v) { Ok(()) } else { Err(NumericsError::NonFinite { what }) }
 }
 
 /// `a` is `rows × cols` with finite entries.

@@ -246,7 +246,7 @@ fn finish(
     block_offsets: Vec<usize>,
     values: Vec<f64>,
 ) -> Result<SparseBlockMatrix, NumericsError> {
-    if values.iter().any(|v| !v.is_finite()) {
+    if !super::all_finite(&values) {
         return Err(NumericsError::NonFinite { what: "sparse-block matrix" });
     }
     Ok(SparseBlockMatrix::from_validated_parts(
@@ -256,5 +256,6 @@ fn finish(
         col_idx,
         block_offsets,
         values,
+        true,
     ))
 }

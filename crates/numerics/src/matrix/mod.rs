@@ -15,6 +15,24 @@ use sprs::CsMat;
 
 use crate::NumericsError;
 
+/// Whether every value of `v` is finite (neither NaN nor infinite).
+///
+/// The same answer as `v.iter().all(|x| x.is_finite())`, computed without an early exit so that
+/// it vectorizes: `x · 0` is `±0` for a finite `x` and NaN otherwise, and a sum holding a NaN
+/// stays NaN. The scan of a large `W` then runs at the memory's speed.
+pub fn all_finite(v: &[f64]) -> bool {
+    const LANES: usize = 8;
+    let mut acc = [0.0f64; LANES];
+    let chunks = v.chunks_exact(LANES);
+    let rest = chunks.remainder();
+    for c in chunks {
+        for (a, x) in acc.iter_mut().zip(c) {
+            *a += x * 0.0;
+        }
+    }
+    acc.iter().all(|a| !a.is_nan()) && rest.iter().all(|x| x.is_finite())
+}
+
 /// How a [`NumericsMatrix`] stores its entries (Siconos' `storageType` 0, 1, 2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Storage {
@@ -88,9 +106,9 @@ impl NumericsMatrix {
     /// `true` when every stored entry is finite.
     pub fn is_finite(&self) -> bool {
         match self {
-            NumericsMatrix::Dense(m) => (0..m.ncols()).all(|j| m.col_as_slice(j).iter().all(|v| v.is_finite())),
-            NumericsMatrix::SparseBlock(m) => m.values().iter().all(|v| v.is_finite()),
-            NumericsMatrix::Sparse(m) => m.data().iter().all(|v| v.is_finite()),
+            NumericsMatrix::Dense(m) => (0..m.ncols()).all(|j| all_finite(m.col_as_slice(j))),
+            NumericsMatrix::SparseBlock(m) => m.is_finite(),
+            NumericsMatrix::Sparse(m) => all_finite(m.data()),
         }
     }
 

@@ -282,5 +282,6 @@ pub(crate) fn sbm_matmul(a: &SparseBlockMatrix, b: &SparseBlockMatrix) -> Sparse
         col_idx,
         block_offsets,
         values,
+        false,
     )
 }

@@ -71,6 +71,53 @@ fn new_rejects_bad_structures() {
 }
 
 #[test]
+fn all_finite_agrees_with_the_entrywise_test() {
+    // Every length around the 8-wide chunks, a non-finite value at every position.
+    for len in 0..20 {
+        let ones = vec![1.5; len];
+        assert!(all_finite(&ones));
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for i in 0..len {
+                let mut v = ones.clone();
+                v[i] = bad;
+                assert!(!all_finite(&v), "len {len}, {bad} at {i}");
+            }
+        }
+    }
+    assert!(all_finite(&[f64::MAX, -f64::MAX, f64::MIN_POSITIVE, -0.0, 0.0, 5e-324, 1.0, 2.0, 3.0]));
+}
+
+#[test]
+fn values_known_finite_skip_the_scan_until_they_are_changed() {
+    let parts = || (vec![2, 5], vec![2, 5], vec![0, 2, 3], vec![0, 1, 1], (1..=19).map(f64::from).collect::<Vec<_>>());
+    let (r, c, p, i, v) = parts();
+    let checked = SparseBlockMatrix::new(r, c, p, i, v).expect("valid");
+    let (r, c, p, i, v) = parts();
+    let told = SparseBlockMatrix::new_with_finite_values(r, c, p, i, v).expect("valid");
+    assert_eq!(checked, told);
+    assert!(told.is_finite());
+    // The structure is still checked: a column index out of range.
+    assert!(matches!(
+        SparseBlockMatrix::new_with_finite_values(vec![2], vec![2], vec![0, 1], vec![1], vec![0.0; 4]),
+        Err(NumericsError::InvalidInput { .. })
+    ));
+    // A value made NaN through the mutable accessors is seen again, by the matrix and by a
+    // problem built on it.
+    let mut m = told.clone();
+    m.block_mut(2)[4] = f64::NAN;
+    assert!(!m.is_finite());
+    assert_ne!(m, told);
+    let mut d = told.clone();
+    d.diagonal_block_mut(0).expect("stored")[0] = f64::INFINITY;
+    assert!(!NumericsMatrix::SparseBlock(d).is_finite());
+    let mut w = told;
+    w.values_mut()[0] = f64::NAN;
+    let q = vec![0.0; 5];
+    let r = crate::lcp::LcpProblem::new(NumericsMatrix::SparseBlock(w), q);
+    assert!(matches!(r, Err(NumericsError::NonFinite { .. })));
+}
+
+#[test]
 fn empty_matrices_are_valid() {
     let m = SparseBlockMatrix::new(vec![], vec![], vec![0], vec![], vec![]).expect("0 × 0 is valid");
     assert_eq!((m.nrows(), m.ncols(), m.nnz_blocks()), (0, 0, 0));
