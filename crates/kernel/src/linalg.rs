@@ -7,6 +7,28 @@ use faer::Mat;
 
 use crate::KernelError;
 
+/// `dst.copy_from_slice(src)`, with the sizes of 3D contacts and bodies (3, 6 and 7 values) as
+/// fixed-size copies: they compile to a few moves instead of a call to `memcpy`. The passes over
+/// thousands of interactions or systems then stay short, and the cache misses of consecutive
+/// items overlap. Panics as `copy_from_slice` when the lengths differ.
+#[inline(always)]
+pub(crate) fn copy_small(dst: &mut [f64], src: &[f64]) {
+    match src.len() {
+        3 => copy_fixed::<3>(dst, src),
+        6 => copy_fixed::<6>(dst, src),
+        7 => copy_fixed::<7>(dst, src),
+        _ => dst.copy_from_slice(src),
+    }
+}
+
+#[inline(always)]
+fn copy_fixed<const N: usize>(dst: &mut [f64], src: &[f64]) {
+    match (<&mut [f64; N]>::try_from(&mut *dst), <&[f64; N]>::try_from(src)) {
+        (Ok(d), Ok(s)) => *d = *s,
+        _ => dst.copy_from_slice(src),
+    }
+}
+
 /// `P A = L U` of a square matrix, stored row-major with the unit lower factor below the
 /// diagonal, ready to solve `A x = b` in place.
 #[derive(Clone, Debug, Default)]

@@ -9,6 +9,7 @@ use super::first_order_relation::FirstOrderRelation;
 use super::law::NonsmoothLaw;
 use super::nsds::DsId;
 use super::relation::LagrangianRelation;
+use crate::linalg::copy_small;
 
 /// The relation of an interaction: of second-order (Lagrangian) or of first-order systems.
 pub enum Relation {
@@ -246,7 +247,7 @@ impl Interaction {
     /// Copies the outputs into their memories.
     pub(crate) fn swap_output_memories(&mut self) {
         for level in 0..LEVELS {
-            self.y_memory[level].copy_from_slice(&self.y[level]);
+            copy_small(&mut self.y_memory[level], &self.y[level]);
         }
     }
 

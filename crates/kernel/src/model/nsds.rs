@@ -23,6 +23,7 @@ use super::interaction::{FirstOrderWork, Interaction, LEVELS, Linked, Relation, 
 use super::law::NonsmoothLaw;
 use super::relation::LagrangianRelation;
 use crate::KernelError;
+use crate::linalg::copy_small;
 
 /// Handle of a dynamical system (a node of the DS graph). It names its model too: a handle of
 /// another [`Nsds`] is refused with [`KernelError::UnknownDs`].
@@ -597,8 +598,8 @@ impl Nsds {
         let (mut iq, mut iv) = (0, 0);
         for &d in &inter.ds {
             let s = self.ds_graph[d.0].second().expect("a Lagrangian interaction links second-order systems").state();
-            inter.q_work[iq..iq + s.q.len()].copy_from_slice(&s.q);
-            inter.v_work[iv..iv + s.v.len()].copy_from_slice(&s.v);
+            copy_small(&mut inter.q_work[iq..iq + s.q.len()], &s.q);
+            copy_small(&mut inter.v_work[iv..iv + s.v.len()], &s.v);
             iq += s.q.len();
             iv += s.v.len();
         }

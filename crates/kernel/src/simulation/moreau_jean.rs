@@ -17,7 +17,7 @@
 use faer::Mat;
 
 use crate::KernelError;
-use crate::linalg::DenseLu;
+use crate::linalg::{DenseLu, copy_small};
 use crate::model::ds::SecondOrderDs;
 use crate::model::{DsId, Nsds};
 
@@ -488,8 +488,8 @@ impl MoreauJeanOsi {
             }
             let ds = nsds.ds_slot_mut(i).expect("workspace present for an existing system");
             let state = ds.state_mut();
-            state.q_memory.copy_from_slice(&state.q);
-            state.v_memory.copy_from_slice(&state.v);
+            copy_small(&mut state.q_memory, &state.q);
+            copy_small(&mut state.v_memory, &state.v);
             if !work.linear {
                 let forces = &mut self.vectors.forces[work.start..work.start + work.n];
                 if !forces_current {
@@ -498,7 +498,7 @@ impl MoreauJeanOsi {
                     restore_qv(&mut **ds, q, v);
                     result?;
                 }
-                ds.state_mut().forces_memory.copy_from_slice(forces);
+                copy_small(&mut ds.state_mut().forces_memory, forces);
             }
         }
         Ok(())
