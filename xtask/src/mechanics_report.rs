@@ -71,7 +71,8 @@ pub(crate) struct Case {
 /// The cases in report order. Full: every N with S = 500, M = 200 (t = 0.3 → 0.5 s: every layer
 /// has landed, the 26 of N = 20000 included), the same window for all, so that the growth from
 /// N = 1000 to 20000 compares piles at the same moments of their fall; the whole report (four runs
-/// per N) took about 8 minutes on 2 cores. `--quick`: N = 1000 with S = 100, M = 50.
+/// per N) took 13.6 minutes on 2 cores, most of it our N = 20000 runs, whose steps 400–500 need
+/// 550–650 NSGS sweeps. `--quick`: N = 1000 with S = 100, M = 50.
 pub(crate) fn cases(quick: bool) -> Vec<Case> {
     if quick {
         vec![Case { n: 1000, steps: 100, measure: 50 }]
