@@ -281,12 +281,7 @@ fn markdown_tables() {
     assert!(!md.contains("Quick subset") && !md.contains("not measured:"));
     // The N = 5000 rows in run order: ms/step, steps/s, detection, assembly, ..., the two ratios
     // (to Rapier's 30 and 25 ms/step).
-    let rows: Vec<&str> = md
-        .lines()
-        .skip_while(|l| !l.starts_with("### N = 5000"))
-        .filter(|l| l.starts_with("| ours") || l.starts_with("| Rapier"))
-        .take(4)
-        .collect();
+    let rows = rows_of_n5000(&md);
     assert_eq!(
         rows,
         [
@@ -351,12 +346,7 @@ fn markdown_with_only_the_parallel_rapier_run_missing() {
         "{md}"
     );
     assert!(!md.contains("the single-threaded pipeline not measured"), "{md}");
-    let rows: Vec<&str> = md
-        .lines()
-        .skip_while(|l| !l.starts_with("### N = 5000"))
-        .filter(|l| l.starts_with("| ours") || l.starts_with("| Rapier"))
-        .take(4)
-        .collect();
+    let rows = rows_of_n5000(&md);
     // Ratios to Rapier 1 thread measured, to Rapier 2 threads "–".
     assert!(rows[0].ends_with("| 2.67 | – |"), "{}", rows[0]);
     assert!(rows[1].ends_with("| 2.00 | – |"), "{}", rows[1]);
@@ -423,4 +413,13 @@ fn cases_in_report_order() {
     let quick = cases(true);
     assert_eq!(quick.len(), 1);
     assert!(quick[0].n == 1000 && quick[0].steps < full[0].steps);
+}
+
+/// The four table rows (ours ×2, Rapier ×2) of the N = 5000 case of a report.
+fn rows_of_n5000(md: &str) -> Vec<&str> {
+    md.lines()
+        .skip_while(|l| !l.starts_with("### N = 5000"))
+        .filter(|l| l.starts_with("| ours") || l.starts_with("| Rapier"))
+        .take(4)
+        .collect()
 }
