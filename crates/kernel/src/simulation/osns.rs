@@ -943,12 +943,7 @@ impl OneStepNsProblem {
                 let h = &self.h[shape.start..shape.start + shape.size * nv];
                 let x = &mut self.inv_w_ht[start..start + nj * shape.size];
                 for (i, col) in x.chunks_exact_mut(nj).enumerate() {
-                    let row = &h[i * nv + off..i * nv + off + nj];
-                    match (<&mut [f64; 6]>::try_from(&mut *col), <&[f64; 6]>::try_from(row)) {
-                        // A 3D body (a fixed-size copy, without a call).
-                        (Ok(col), Ok(row)) => *col = *row,
-                        _ => col.copy_from_slice(row),
-                    }
+                    copy_small(col, &h[i * nv + off..i * nv + off + nj]);
                     osi.solve_w(ds, col);
                 }
                 t.x = start;
