@@ -21,6 +21,25 @@ pub(crate) fn copy_small(dst: &mut [f64], src: &[f64]) {
     }
 }
 
+/// `dst.extend_from_slice(src)`, with fixed-size copies for the lengths of a 3D contact: its
+/// 3 reactions or outputs and its `H` (3 rows of 2 × 6 velocities), as [`copy_small`].
+#[inline(always)]
+pub(crate) fn extend_small(dst: &mut Vec<f64>, src: &[f64]) {
+    match src.len() {
+        3 => extend_fixed::<3>(dst, src),
+        36 => extend_fixed::<36>(dst, src),
+        _ => dst.extend_from_slice(src),
+    }
+}
+
+#[inline(always)]
+fn extend_fixed<const N: usize>(dst: &mut Vec<f64>, src: &[f64]) {
+    match <&[f64; N]>::try_from(src) {
+        Ok(s) => dst.extend_from_slice(s),
+        Err(_) => dst.extend_from_slice(src),
+    }
+}
+
 #[inline(always)]
 fn copy_fixed<const N: usize>(dst: &mut [f64], src: &[f64]) {
     match (<&mut [f64; N]>::try_from(&mut *dst), <&[f64; N]>::try_from(src)) {
