@@ -544,6 +544,11 @@ impl super::osns::FreeState for MoreauJeanOsi {
     fn solve_w(&self, ds: DsId, x: &mut [f64]) {
         MoreauJeanOsi::solve_w(self, ds, x);
     }
+
+    fn diagonal_w(&self, ds: DsId) -> Option<&[f64]> {
+        let span = self.spans[ds.index()];
+        span.diagonal.then(|| &self.vectors.diagonal[span.range()])
+    }
 }
 
 /// The iteration matrix of a nonlinear system, `W = M(q) + c_v ∂F/∂v + c_q ∂F/∂q` (the force
