@@ -58,6 +58,9 @@ pub(crate) struct Anderson {
     since_checkpoint: usize,
     /// Switched off after a stall ([`STALL_SWEEPS`]).
     disabled: bool,
+    /// The running sum of the increments of the sweeps of an extrapolation period
+    /// ([`Period`]), sized on first use.
+    period_sum: Vec<f64>,
 }
 
 impl Anderson {
@@ -200,13 +203,24 @@ impl Anderson {
 
     /// The buffers of the first pass.
     pub(crate) fn buffers(&mut self) -> Buffers<'_> {
+        if self.period_sum.len() != self.f.len() {
+            self.period_sum.resize(self.f.len(), 0.0);
+        }
         Buffers {
             f: &mut self.f,
             f_previous: &mut self.f_previous,
             g_previous: &mut self.g_previous,
             df: &mut self.df,
             dg: &mut self.dg,
+            period_sum: &mut self.period_sum,
         }
+    }
+
+    /// [`Period::sum_increments`] on the whole of [`Anderson::f`] (after a sweep that wrote its
+    /// increments there); returns whether the sweep ended the period.
+    pub(crate) fn sum_period_increments(&mut self, period: Period) -> bool {
+        let Buffers { f, period_sum, .. } = self.buffers();
+        period.sum_increments(f, period_sum)
     }
 
     /// The history `Δg` (entry-major, [`PassPlan::memory`] slots per entry).
@@ -223,6 +237,51 @@ pub(crate) struct Buffers<'a> {
     pub(crate) g_previous: &'a mut [f64],
     pub(crate) df: &'a mut [f64],
     pub(crate) dg: &'a mut [f64],
+    pub(crate) period_sum: &'a mut [f64],
+}
+
+/// Where a sweep stands in an extrapolation period of `length` sweeps
+/// ([`NsgsOptions::anderson_period`](super::nsgs::NsgsOptions::anderson_period)): the
+/// extrapolation works on the map of `length` sweeps, whose `f` is the sum of their increments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Period {
+    /// The sweep's number in its period, from 0.
+    pub(crate) phase: usize,
+    /// Sweeps per extrapolation, at least 1.
+    pub(crate) length: usize,
+}
+
+impl Period {
+    /// The period of sweep `it` (counted from 1) with `length` sweeps per extrapolation.
+    pub(crate) fn of_sweep(it: usize, length: usize) -> Self {
+        let length = length.max(1);
+        Self { phase: (it - 1) % length, length }
+    }
+
+    /// Whether the sweep ends its period (an extrapolation follows it).
+    pub(crate) fn ends(self) -> bool {
+        self.phase + 1 == self.length
+    }
+
+    /// After the sweep wrote its increments into `f`: keeps the period's running sum in `sum`
+    /// and, at the period's last sweep, leaves the period's total in `f` (the `f` of the map of
+    /// `length` sweeps). Nothing to do for periods of one sweep. Returns [`Period::ends`].
+    pub(crate) fn sum_increments(self, f: &mut [f64], sum: &mut [f64]) -> bool {
+        if self.length > 1 {
+            if self.phase == 0 {
+                sum.copy_from_slice(f);
+            } else if self.ends() {
+                for (fi, si) in f.iter_mut().zip(sum.iter()) {
+                    *fi += si;
+                }
+            } else {
+                for (si, fi) in sum.iter_mut().zip(f.iter()) {
+                    *si += fi;
+                }
+            }
+        }
+        self.ends()
+    }
 }
 
 /// What a first pass does: history length `memory`, the slot the new differences go to

@@ -23,7 +23,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
 use super::Fc3dProblem;
-use super::anderson::Anderson;
+use super::anderson::{Anderson, Period};
 use super::compute_error::contact_error_squared;
 use super::local::isotropic_inverse;
 use super::nsgs::{Local, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution};
@@ -908,6 +908,7 @@ fn iterate<U: Update>(
     }
     let mut error_w = Vec::new();
     for it in 1..=max_it {
+        let period = Period::of_sweep(it, o.anderson_period);
         let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
         let swept = match halves {
             Some(layout) => halves_sweep(update, layout, r, delta, w),
@@ -922,12 +923,15 @@ fn iterate<U: Update>(
             let residual = problem.error_with(r, &mut scratch, &mut error_w);
             return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
         };
+        if accelerate {
+            anderson.sum_period_increments(period);
+        }
         if let Some(report) =
             stopping.check(it, increment, r, &mut |r| problem.error_with(r, &mut scratch, &mut error_w))
         {
             return report;
         }
-        if accelerate && it < max_it {
+        if accelerate && period.ends() && it < max_it {
             anderson.extrapolate(r, &problem.mu);
             accelerate = !anderson.is_disabled();
             // The extrapolation moved every reaction: the body velocities follow from r.

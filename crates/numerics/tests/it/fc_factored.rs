@@ -128,19 +128,21 @@ fn assembled_operator_matches_the_products() {
 
 #[test]
 fn body_velocity_nsgs_follows_the_assembled_nsgs() {
-    for (dense, anderson, light) in [(false, 0, false), (false, 3, true), (true, 0, false), (true, 3, false)] {
+    for (dense, anderson, period, light) in
+        [(false, 0, 1, false), (false, 3, 1, true), (false, 3, 2, true), (true, 0, 1, false), (true, 3, 1, false)]
+    {
         let p = lattice(6, 0.3, 2, dense);
         let assembled = p.to_assembled().expect("assembles");
         let n = p.size();
         let mut options = NsgsOptions::default().with_tolerance(1e-8).with_max_iterations(5000).with_relaxation(1.3);
-        options = options.with_anderson_memory(anderson);
+        options = options.with_anderson_memory(anderson).with_anderson_period(period);
         if light {
             options = options.with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal);
         }
         let (report1, r1) = solve_factored(&p, options.clone());
         let (report2, r2) = solve_assembled(&assembled, options);
         println!(
-            "dense {dense}, anderson {anderson}, light {light}: factored {} sweeps {:.3e}, assembled {} sweeps {:.3e}, max |Δr| {:.2e}",
+            "dense {dense}, anderson {anderson}, period {period}, light {light}: factored {} sweeps {:.3e}, assembled {} sweeps {:.3e}, max |Δr| {:.2e}",
             report1.iterations,
             report1.residual,
             report2.iterations,

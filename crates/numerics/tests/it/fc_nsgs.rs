@@ -318,7 +318,8 @@ fn sphere_column(k: usize) -> Fc3dProblem {
 /// Anderson acceleration of the sweeps (`anderson_memory`) on a 40-sphere column: it reaches
 /// the tolerance, the returned residual is the full error of the returned reactions, the
 /// solution is the one plain NSGS finds, and it needs far fewer sweeps than plain Gauss–Seidel
-/// (measured: see the printout; asserted: at most a third).
+/// (measured: see the printout; asserted: at most a third), also when it extrapolates once per
+/// two sweeps (`anderson_period`).
 #[test]
 fn anderson_acceleration_cuts_the_sweeps_on_a_sphere_column() {
     let p = sphere_column(40);
@@ -335,6 +336,7 @@ fn anderson_acceleration_cuts_the_sweeps_on_a_sphere_column() {
                 .with_anderson_memory(3)
                 .with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal),
         ),
+        ("anderson 3, period 2", NsgsOptions::default().with_anderson_memory(3).with_anderson_period(2)),
     ] {
         let options = options.with_tolerance(1e-10).with_max_iterations(100_000);
         let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
@@ -354,23 +356,26 @@ fn anderson_acceleration_cuts_the_sweeps_on_a_sphere_column() {
         assert!(gap < 1e-6, "solutions differ by {gap}");
     }
     assert!(3 * sweeps[2] <= sweeps[0] && 3 * sweeps[3] <= sweeps[1], "sweeps {sweeps:?}");
+    assert!(3 * sweeps[4] <= sweeps[0], "sweeps {sweeps:?}");
 }
 
 /// Anderson acceleration on the Siconos collection: wherever plain NSGS (Alart–Curnier, full
-/// error) converges to 1e-8 within 2000 sweeps, the accelerated one converges too.
+/// error) converges to 1e-8 within 2000 sweeps, the accelerated one converges too, extrapolating
+/// after every sweep or after every second one.
 #[test]
 fn anderson_acceleration_on_the_collection() {
     let Some(plain) = run_collection(&NsgsOptions::default(), 2000, None) else { return };
-    let Some(accelerated) = run_collection(&NsgsOptions::default().with_anderson_memory(3), 2000, None) else {
-        return;
-    };
-    let mut checked = 0;
-    for ((name, p), (_, a)) in plain.iter().zip(&accelerated) {
-        if p.is_converged() {
-            checked += 1;
-            println!("{name}: {} sweeps plain, {} accelerated", p.iterations, a.iterations);
-            assert!(a.is_converged(), "{name}: {a:?} (plain: {p:?})");
+    for period in [1, 2] {
+        let options = NsgsOptions::default().with_anderson_memory(3).with_anderson_period(period);
+        let Some(accelerated) = run_collection(&options, 2000, None) else { return };
+        let mut checked = 0;
+        for ((name, p), (_, a)) in plain.iter().zip(&accelerated) {
+            if p.is_converged() {
+                checked += 1;
+                println!("{name}: {} sweeps plain, {} accelerated (period {period})", p.iterations, a.iterations);
+                assert!(a.is_converged(), "{name}, period {period}: {a:?} (plain: {p:?})");
+            }
         }
+        assert!(checked >= 10, "{checked}");
     }
-    assert!(checked >= 10, "{checked}");
 }

@@ -348,7 +348,8 @@ fn grid(side: usize, seed: u64) -> Fc3dProblem {
 }
 
 /// The two-halves schedule (`NsgsSchedule::Halves`): for 1, 2 and 4 threads the same reactions
-/// bit for bit and the same report, with and without Anderson acceleration; it converges, its
+/// bit for bit and the same report, with and without Anderson acceleration (extrapolating after
+/// every sweep or every second one); it converges, its
 /// residual is the original problem's error, and it finds the solution of the sequential sweep
 /// (unique here: `W` is diagonally dominant) in about as many sweeps.
 #[test]
@@ -361,6 +362,13 @@ fn halves_schedule_is_deterministic_and_converges() {
             "anderson, light error",
             NsgsOptions::default()
                 .with_anderson_memory(3)
+                .with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal),
+        ),
+        (
+            "anderson, period 2, light error",
+            NsgsOptions::default()
+                .with_anderson_memory(3)
+                .with_anderson_period(2)
                 .with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal),
         ),
     ] {
