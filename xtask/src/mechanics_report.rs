@@ -666,7 +666,8 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
         md,
         "- **ours**: Moreau–Jean time-stepping (θ = 1/2) of Newton–Euler bodies in f64; at every step the \
          frictional contact problem (FC3D) with the exact Coulomb cone, solved by NSGS (over-relaxation \
-         ω = 1.5 and Anderson acceleration of the sweeps with memory 3, contacts swept from the top of \
+         ω = 1.5 and Anderson acceleration with memory 3 on pairs of sweeps, one extrapolation per two \
+         sweeps, contacts swept from the top of \
          the pile down, the one-contact problems of sphere contacts solved in closed form) until Siconos' \
          relative error \
          `fc3d_compute_error` is ≤ 1e-4, warm started from the previous step's reactions. Moreau–Jean \
