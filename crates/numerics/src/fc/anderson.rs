@@ -217,10 +217,10 @@ impl Anderson {
     }
 
     /// [`Period::sum_increments`] on the whole of [`Anderson::f`] (after a sweep that wrote its
-    /// increments there); returns whether the sweep ended the period.
-    pub(crate) fn sum_period_increments(&mut self, period: Period) -> bool {
+    /// increments there).
+    pub(crate) fn sum_period_increments(&mut self, period: Period) {
         let Buffers { f, period_sum, .. } = self.buffers();
-        period.sum_increments(f, period_sum)
+        period.sum_increments(f, period_sum);
     }
 
     /// The history `Δg` (entry-major, [`PassPlan::memory`] slots per entry).
@@ -265,8 +265,8 @@ impl Period {
 
     /// After the sweep wrote its increments into `f`: keeps the period's running sum in `sum`
     /// and, at the period's last sweep, leaves the period's total in `f` (the `f` of the map of
-    /// `length` sweeps). Nothing to do for periods of one sweep. Returns [`Period::ends`].
-    pub(crate) fn sum_increments(self, f: &mut [f64], sum: &mut [f64]) -> bool {
+    /// `length` sweeps). Nothing to do for periods of one sweep.
+    pub(crate) fn sum_increments(self, f: &mut [f64], sum: &mut [f64]) {
         if self.length > 1 {
             if self.phase == 0 {
                 sum.copy_from_slice(f);
@@ -280,7 +280,6 @@ impl Period {
                 }
             }
         }
-        self.ends()
     }
 }
 

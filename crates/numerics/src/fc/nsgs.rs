@@ -155,8 +155,9 @@ pub struct NsgsOptions {
     /// Not in Siconos. On an FC3D problem of a collapsing 5000-sphere pile (9884 contacts),
     /// `m = 3` reached 1e-4 in 165 sweeps with `ω = 1.5` and 153 with `ω = 1`, instead of 418
     /// (`ω = 1.5`) and 870 (`ω = 1`) unaccelerated; on a 40-sphere column, 204 sweeps instead of
-    /// 10 700 (tests/it/fc_nsgs.rs). It stores `2m + 3` vectors of the problem's size and reads
-    /// them in two passes per sweep (about 0.6 of a sweep's cost on the pile).
+    /// 10 700 (tests/it/fc_nsgs.rs). It stores `2m + 3` vectors of the problem's size (one more
+    /// with [`NsgsOptions::anderson_period`] above 1) and reads them in two passes per
+    /// extrapolation (about 0.6 of a sweep's cost on the pile).
     pub anderson_memory: usize,
     /// With Anderson acceleration, extrapolate every this many sweeps (default: 1, after each
     /// sweep): the acceleration then works on the map `G^p` of `p` sweeps, with `f` the sum of
