@@ -16,7 +16,6 @@
 //! the assembled `W` (same order, same relaxation, same Anderson acceleration); in floating
 //! point they differ by round-off.
 
-use std::ops::Range;
 
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -28,6 +27,7 @@ use super::compute_error::contact_error_squared;
 use super::local::isotropic_inverse;
 use super::nsgs::{Local, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution};
 use super::problem::{check_finite, check_len, check_mu};
+use super::spin::SpinWorker;
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, norm2};
 use crate::{NumericsError, SolverReport, SolverStatus};
 
@@ -880,7 +880,9 @@ struct State<'a> {
 }
 
 /// The NSGS loop of [`FactoredNsgsSolver::run`] with the contact update `update` and the body
-/// velocities `w = M⁻¹ Hᵀ r` by `velocities`.
+/// velocities `w = M⁻¹ Hᵀ r` by `velocities`. With `halves` and at least two threads in
+/// rayon's pool, part `B` of each sweep runs on a helper thread that spins between sweeps
+/// ([`SpinWorker`]; inline with one thread: the same numbers).
 #[allow(clippy::too_many_arguments)]
 fn iterate<U: Update>(
     update: &U,
@@ -889,6 +891,31 @@ fn iterate<U: Update>(
     o: &NsgsOptions,
     tolerance: f64,
     halves: Option<Halves>,
+    r: &mut [f64],
+    state: State<'_>,
+) -> SolverReport {
+    let threaded = halves.is_some() && rayon::current_num_threads() >= 2;
+    let worker = SpinWorker::new(PartB::default(), threaded);
+    let Some(layout) = halves.filter(|_| threaded) else {
+        return sweeps(update, velocities, problem, o, tolerance, halves.map(|h| (h, &worker)), r, state);
+    };
+    std::thread::scope(|scope| {
+        let _stop = worker.stop_on_drop();
+        let serving = &worker;
+        scope.spawn(move || serving.serve(|job| job.sweep(update, layout)));
+        sweeps(update, velocities, problem, o, tolerance, Some((layout, &worker)), r, state)
+    })
+}
+
+/// The sweeps of [`iterate`] (`halves` with the worker of part `B`).
+#[allow(clippy::too_many_arguments)]
+fn sweeps<U: Update>(
+    update: &U,
+    velocities: &dyn Fn(&[f64], &mut [f64]),
+    problem: &FactoredFc3dProblem,
+    o: &NsgsOptions,
+    tolerance: f64,
+    halves: Option<(Halves, &SpinWorker<PartB>)>,
     r: &mut [f64],
     state: State<'_>,
 ) -> SolverReport {
@@ -911,7 +938,7 @@ fn iterate<U: Update>(
         let period = Period::of_sweep(it, o.anderson_period);
         let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
         let swept = match halves {
-            Some(layout) => halves_sweep(update, layout, r, delta, w),
+            Some((layout, worker)) => halves_sweep(update, layout, worker, r, delta, w),
             None => {
                 if o.shuffle {
                     order.shuffle(&mut rng);
@@ -941,34 +968,68 @@ fn iterate<U: Update>(
     SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
 }
 
-/// One sweep of the halves schedule: `A` and `B` in one rayon join (each with its own
-/// reactions, increments and body velocities), then `S`.
+/// Part `B`'s reactions, increments and body velocities during a sweep of the halves schedule,
+/// copied in before and back after (the helper thread owns them in between), and the outcome
+/// of its sweep.
+#[derive(Debug, Default)]
+struct PartB {
+    r: Vec<f64>,
+    delta: Vec<f64>,
+    w: Vec<f64>,
+    result: Option<f64>,
+}
+
+impl PartB {
+    /// Sweeps part `B` of `layout` on the copies.
+    fn sweep<U: Update>(&mut self, update: &U, layout: Halves) {
+        let Halves { na, nb, va, .. } = layout;
+        self.result = update.sweep(na..na + nb, na, &mut self.r, &mut self.delta, &mut self.w, va);
+    }
+}
+
+/// One sweep of the halves schedule: `B` on the worker (copied in and back) while `A` runs
+/// here, each with its own reactions, increments and body velocities (disjoint contacts and
+/// bodies), then `S`.
 fn halves_sweep<U: Update>(
-    context: &U,
+    update: &U,
     layout: Halves,
+    worker: &SpinWorker<PartB>,
     r: &mut [f64],
     delta: &mut [f64],
     w: &mut [f64],
 ) -> Option<f64> {
     let Halves { na, nb, va, vb } = layout;
     let nc = r.len() / 3;
-    let (ra, rest) = r.split_at_mut(3 * na);
-    let (rb, _) = rest.split_at_mut(3 * nb);
-    let (da, db) = if delta.is_empty() {
-        (&mut [][..], &mut [][..])
-    } else {
-        let (da, rest) = delta.split_at_mut(3 * na);
-        (da, &mut rest[..3 * nb])
-    };
-    let (wa, rest) = w.split_at_mut(va);
-    let (wb, _) = rest.split_at_mut(vb - va);
-    let part = |range: Range<usize>, rp: &mut [f64], dp: &mut [f64], wp: &mut [f64], base: usize| {
-        context.sweep(range.clone(), range.start, rp, dp, wp, base)
-    };
-    let (a, b) = rayon::join(|| part(0..na, ra, da, wa, 0), || part(na..na + nb, rb, db, wb, va));
-    let s = context.sweep(na + nb..nc, 0, r, delta, w, 0);
+    let (b_range, record) = (3 * na..3 * (na + nb), !delta.is_empty());
+    worker
+        .start(
+            |job| {
+                job.r.clear();
+                job.r.extend_from_slice(&r[b_range.clone()]);
+                job.w.clear();
+                job.w.extend_from_slice(&w[va..vb]);
+                job.delta.clear();
+                job.delta.resize(if record { 3 * nb } else { 0 }, 0.0);
+            },
+            |job| job.sweep(update, layout),
+        )
+        .ok()?;
+    let da: &mut [f64] = if record { &mut delta[..3 * na] } else { &mut [] };
+    let a = update.sweep(0..na, 0, &mut r[..3 * na], da, &mut w[..va], 0);
+    let b = worker
+        .finish(|job| {
+            r[b_range.clone()].copy_from_slice(&job.r);
+            if record {
+                delta[b_range.clone()].copy_from_slice(&job.delta);
+            }
+            w[va..vb].copy_from_slice(&job.w);
+            job.result
+        })
+        .ok()?;
+    let s = update.sweep(na + nb..nc, 0, r, delta, w, 0);
     Some(a? + b? + s?)
 }
+
 /// Runs `f` on a zeroed scratch vector of length `n`: on the stack for bodies of up to 16
 /// velocities (every rigid body), on the heap beyond.
 fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {

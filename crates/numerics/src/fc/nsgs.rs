@@ -20,6 +20,7 @@ use super::local::{
     AlartCurnierOptions, OneContactProblem, OneContactProjectionOptions, QuarticOptions, isotropic_inverse,
     solve_alart_curnier_checked, solve_isotropic, solve_projection, solve_quartic, take_off_or_stick,
 };
+use super::spin::SpinWorker;
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, norm2};
 use crate::options;
 use crate::{NumericsError, SolverReport, SolverStatus};
@@ -812,8 +813,15 @@ impl NsgsSolver {
             (&mut self.order, &mut self.classes, &mut self.updates, &mut self.terms, &mut self.anderson);
         let mut sums = FirstPassSums::default();
         let halves_worker = halves.map(|(m, na, nb)| {
-            HalvesWorker::new(&sweep, m, problem.mu(), r, na, nb, o.anderson_memory)
-                .with_thread(rayon::current_num_threads() >= 2)
+            HalvesWorker::new(
+                &sweep,
+                m,
+                problem.mu(),
+                r,
+                (na, nb),
+                o.anderson_memory,
+                rayon::current_num_threads() >= 2,
+            )
         });
         let mut iterate = |worker: Option<&HalvesWorker>| -> Result<SolverReport, NumericsError> {
             for it in 1..=max_it {
@@ -872,9 +880,9 @@ impl NsgsSolver {
             // Part B on a persistent worker (a rayon join per sweep costs more than a sweep of a
             // few thousand contacts once the other thread has gone to sleep), or inline with one
             // thread: the same operations either way.
-            Some(worker) if worker.threaded => std::thread::scope(|scope| {
-                let _stop = worker.stop_on_drop();
-                scope.spawn(|| worker.serve());
+            Some(worker) if worker.worker.threaded() => std::thread::scope(|scope| {
+                let _stop = worker.worker.stop_on_drop();
+                scope.spawn(|| worker.worker.serve(|job| worker.run(job)));
                 iterate(Some(worker))
             }),
             Some(worker) => iterate(Some(worker)),
@@ -1033,40 +1041,24 @@ struct HalvesWorker<'a> {
     sweep: &'a Sweep<'a>,
     w: &'a SparseBlockMatrix,
     mu_b: &'a [f64],
-    job: std::sync::Mutex<HalvesJob>,
-    epoch: std::sync::atomic::AtomicUsize,
-    done: std::sync::atomic::AtomicUsize,
-    stop: std::sync::atomic::AtomicBool,
-    /// Whether a thread serves the tasks (else they run inline).
-    threaded: bool,
+    worker: SpinWorker<HalvesJob>,
     /// First contact of `B` and of the separator `S`.
     na: usize,
     s_start: usize,
 }
 
-/// Sets the worker's stop flag when dropped (also when the solve unwinds).
-struct StopOnDrop<'a>(&'a std::sync::atomic::AtomicBool);
-
-impl Drop for StopOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, std::sync::atomic::Ordering::Release);
-    }
-}
-
-/// Spins before a waiting thread starts yielding its core.
-const SPINS_BEFORE_YIELD: usize = 1 << 16;
-
 impl<'a> HalvesWorker<'a> {
     /// The worker of the parts `A = 0..na`, `B = na..na + nb`, `S` = the rest, with `B`'s
-    /// reactions taken from `r` and an Anderson history of `memory` slots.
+    /// reactions taken from `r` and an Anderson history of `memory` slots, served by a thread
+    /// when `threaded`.
     fn new(
         sweep: &'a Sweep<'a>,
         w: &'a SparseBlockMatrix,
         mu: &'a [f64],
         r: &[f64],
-        na: usize,
-        nb: usize,
+        (na, nb): (usize, usize),
         memory: usize,
+        threaded: bool,
     ) -> Self {
         let (nc, s_start) = (mu.len(), na + nb);
         let n = 3 * nb;
@@ -1074,37 +1066,26 @@ impl<'a> HalvesWorker<'a> {
             sweep,
             w,
             mu_b: &mu[na..s_start],
-            job: std::sync::Mutex::new(HalvesJob {
-                task: HalvesTask::Sweep { period: None, plan: None },
-                rb: r[3 * na..3 * s_start].to_vec(),
-                db: vec![0.0; n],
-                shared: vec![0.0; 3 * (nc - s_start)],
-                f_previous: vec![0.0; n],
-                g_previous: vec![0.0; n],
-                df: vec![0.0; n * memory],
-                dg: vec![0.0; n * memory],
-                period_sum: vec![0.0; n],
-                result: Ok(0.0),
-                sums: FirstPassSums::default(),
-                finite: true,
-            }),
-            epoch: std::sync::atomic::AtomicUsize::new(0),
-            done: std::sync::atomic::AtomicUsize::new(0),
-            stop: std::sync::atomic::AtomicBool::new(false),
-            threaded: false,
+            worker: SpinWorker::new(
+                HalvesJob {
+                    task: HalvesTask::Sweep { period: None, plan: None },
+                    rb: r[3 * na..3 * s_start].to_vec(),
+                    db: vec![0.0; n],
+                    shared: vec![0.0; 3 * (nc - s_start)],
+                    f_previous: vec![0.0; n],
+                    g_previous: vec![0.0; n],
+                    df: vec![0.0; n * memory],
+                    dg: vec![0.0; n * memory],
+                    period_sum: vec![0.0; n],
+                    result: Ok(0.0),
+                    sums: FirstPassSums::default(),
+                    finite: true,
+                },
+                threaded,
+            ),
             na,
             s_start,
         }
-    }
-
-    /// Serves the tasks on a thread ([`HalvesWorker::serve`]) instead of inline.
-    fn with_thread(mut self, threaded: bool) -> Self {
-        self.threaded = threaded;
-        self
-    }
-
-    fn stop_on_drop(&self) -> StopOnDrop<'_> {
-        StopOnDrop(&self.stop)
     }
 
     /// Runs the job's task.
@@ -1126,66 +1107,20 @@ impl<'a> HalvesWorker<'a> {
         }
     }
 
-    /// Waits (spinning, then yielding) until `ready()` or the stop flag; false when stopped.
-    fn wait(&self, ready: impl Fn() -> bool) -> bool {
-        let mut spins = 0;
-        loop {
-            if ready() {
-                return true;
-            }
-            if self.stop.load(std::sync::atomic::Ordering::Acquire) {
-                return false;
-            }
-            if spins < SPINS_BEFORE_YIELD {
-                spins += 1;
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
-    }
-
-    /// The worker thread's loop: one task per new epoch, until stopped.
-    fn serve(&self) {
-        use std::sync::atomic::Ordering;
-        // Epochs only advance for a threaded worker: every epoch after 0 is a task for this
-        // thread (the first may be handed before it runs).
-        let mut seen = 0;
-        while self.wait(|| self.epoch.load(Ordering::Acquire) != seen) {
-            seen = self.epoch.load(Ordering::Acquire);
-            if let Ok(mut job) = self.job.lock() {
-                self.run(&mut job);
-            }
-            self.done.store(seen, Ordering::Release);
-        }
-    }
-
     /// Hands `task` to the worker (or runs it inline); `prepare` fills the job first.
     fn start(&self, task: HalvesTask, prepare: impl FnOnce(&mut HalvesJob)) -> Result<(), ()> {
-        use std::sync::atomic::Ordering;
-        let mut job = self.job.lock().map_err(|_| ())?;
-        job.task = task;
-        prepare(&mut job);
-        if !self.threaded {
-            self.run(&mut job);
-            return Ok(());
-        }
-        drop(job);
-        self.epoch.fetch_add(1, Ordering::AcqRel);
-        Ok(())
+        self.worker.start(
+            |job| {
+                job.task = task;
+                prepare(job);
+            },
+            |job| self.run(job),
+        )
     }
 
     /// Waits for the task started last and reads the job.
     fn finish<T>(&self, read: impl FnOnce(&HalvesJob) -> T) -> Result<T, ()> {
-        use std::sync::atomic::Ordering;
-        if self.threaded {
-            let epoch = self.epoch.load(Ordering::Acquire);
-            if !self.wait(|| self.done.load(Ordering::Acquire) == epoch) {
-                return Err(());
-            }
-        }
-        let job = self.job.lock().map_err(|_| ())?;
-        Ok(read(&job))
+        self.worker.finish(|job| read(job))
     }
 
     /// One sweep in the order `A, B, S` (see the type); within an extrapolation `period`, the
