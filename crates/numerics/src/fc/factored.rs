@@ -16,7 +16,6 @@
 //! the assembled `W` (same order, same relaxation, same Anderson acceleration); in floating
 //! point they differ by round-off.
 
-
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -31,8 +30,9 @@ use super::spin::SpinWorker;
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, norm2};
 use crate::{NumericsError, SolverReport, SolverStatus};
 
-/// The factored NSGS sweeps in halves from this many contacts on (with a rayon join per
-/// sweep, which costs about 0.1 ms on the 2-core benchmark machine).
+/// The factored NSGS sweeps in halves from this many contacts on (chosen when each sweep went
+/// through a rayon join, about 0.1 ms on the 2-core benchmark machine; the helper thread that
+/// now serves part `B` was not measured below it).
 const FACTORED_HALVES_MIN_CONTACTS: usize = 8192;
 
 /// Marks the absent second body of a contact with one body.
@@ -442,8 +442,10 @@ impl FactoredFc3dProblem {
 /// Parallel mode (`parallel` with [`NsgsSchedule::Halves`], from 8192 contacts on, without
 /// shuffling): the contacts are split as in `Halves` — a first part `A`, the contacts after it
 /// sharing a body with `A` (`S`), the rest `B` — and the bodies renumbered so that
-/// those of `A` and those of `B` (disjoint sets) are contiguous; a sweep updates `A` and `B` in
-/// one rayon join, then `S`. The same numbers for every thread count. `parallel` with
+/// those of `A` and those of `B` (disjoint sets) are contiguous; a sweep updates `B` on a helper
+/// thread that spins between sweeps (`B`'s reactions, increments and body velocities copied in
+/// and back; inline with one thread) while `A` runs on the calling thread, then `S`. The same
+/// numbers for every thread count. `parallel` with
 /// [`NsgsSchedule::Colours`] is rejected ([`FactoredNsgsSolver::new`]): colouring needs the
 /// contact graph of the assembled matrix.
 ///
