@@ -571,11 +571,13 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
         md,
         "- ours: `benches/src/bin/mechanics-pile.rs` (release), wall time of `Scene::step` averaged over the \
          measured steps, split by the step report into detection (contact detection and bookkeeping), assembly \
-         (the FC3D problem), solve (NSGS) and update (the rest: iteration matrices, free velocities, state \
+         (the FC3D problem: `q`, the contacts' `H` and the bodies' `M⁻¹` of the factored Delassus operator \
+         `W = H M⁻¹ Hᵀ`, the scenes' default; `W` itself is not assembled), solve (NSGS in body velocities) and \
+         update (the rest: iteration matrices, free velocities, state \
          updates); sequential = rayon's global pool of 1 thread (everything on one core, like Rapier's \
          single-threaded pipeline); 2 threads = rayon's global pool of 2 threads: NSGS's parallel sweeps \
-         (`NsgsSchedule::Halves`, from 4096 contacts on: the top and bottom parts of the contacts at the same time, the bottom one on a \
-         worker thread that spins between sweeps, with their shares of the Anderson passes, then the layer between \
+         (`NsgsSchedule::Halves`, from 8192 contacts on: the top and bottom parts of the contacts at the same time, the bottom one on a \
+         helper thread that spins between sweeps, then the layer between \
          them; the same numbers on any thread count); the rest of the step runs on the main thread"
     );
     let _ = writeln!(
@@ -665,7 +667,9 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
     let _ = writeln!(
         md,
         "- **ours**: Moreau–Jean time-stepping (θ = 1/2) of Newton–Euler bodies in f64; at every step the \
-         frictional contact problem (FC3D) with the exact Coulomb cone, solved by NSGS (over-relaxation \
+         frictional contact problem (FC3D) with the exact Coulomb cone, solved by NSGS in body velocities on \
+         the factored Delassus operator (the same iteration as on the assembled `W` up to round-off; \
+         over-relaxation \
          ω = 1.5 and Anderson acceleration with memory 3 on pairs of sweeps, one extrapolation per two \
          sweeps, contacts swept from the top of \
          the pile down, the one-contact problems of sphere contacts solved in closed form) until Siconos' \

@@ -4,16 +4,16 @@
 //!
 //! The scene: `SpherePile::with_spheres(n)` (the positions of [`PileSpec::with_n`]), Moreau–Jean
 //! at `h = 1e-3` with FC3D solved by the scenes' NSGS (`SceneOptions::default_nsgs`: tolerance
-//! 1e-4, over-relaxation 1.5, Anderson acceleration with memory 3, warm started from the previous
-//! step's reactions); `--parallel` sweeps the two halves of the contacts in parallel
+//! 1e-4, over-relaxation 1.5, Anderson acceleration with memory 3 once per two sweeps, warm
+//! started from the previous step's reactions) in body velocities on the factored Delassus
+//! operator (the scenes' default, `SceneOptions::factored_delassus`); `--parallel` sweeps the two halves of the contacts in parallel
 //! (`NsgsSchedule::Halves`, the scenes' parallel schedule) on rayon's global pool,
 //! set here to 2 threads. Without it the global pool has 1 thread: the run is single-threaded,
 //! like Rapier's default pipeline.
 //!
-//! `--factored` solves in body velocities on the factored Delassus operator
-//! (`SceneOptions::factored_delassus`) instead of the assembled `W`.
+//! `--assembled` solves on the assembled `W` instead (`SceneOptions::factored_delassus` false).
 //!
-//! Usage: `mechanics-pile [--n N] [--steps S] [--measure M] [--parallel] [--factored]` (defaults 1000, 500,
+//! Usage: `mechanics-pile [--n N] [--steps S] [--measure M] [--parallel] [--assembled]` (defaults 1000, 500,
 //! 200). It steps `S` times, measures the last `M` steps, and prints one JSON line: engine, n, h,
 //! steps, measured, parallel, threads, seconds_per_step (mean over the measured steps of the
 //! scene step's wall time), detection, assembly, solve, update (seconds per step, means over the
@@ -33,9 +33,9 @@ use nonsmooth_benches::pile::PileSpec;
 const PARALLEL_THREADS: usize = 2;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--parallel", "--factored"])
+    let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--parallel", "--assembled"])
         .map_err(|e| {
-            format!("{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--parallel] [--factored]")
+            format!("{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--parallel] [--assembled]")
         })?;
     let threads = if args.has("--parallel") { PARALLEL_THREADS } else { 1 };
     rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
@@ -48,7 +48,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let options = SceneOptions::default()
         .with_final_time(h * args.steps as f64 + 0.5 * h)
         .with_method(Fc3dMethod::Nsgs(nsgs))
-        .with_factored_delassus(args.has("--factored"));
+        .with_factored_delassus(!args.has("--assembled"));
     let setup = Instant::now();
     let mut scene = spec.to_scene().build(options)?;
     let setup_seconds = setup.elapsed().as_secs_f64();
