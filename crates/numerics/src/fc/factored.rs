@@ -898,76 +898,65 @@ fn iterate<U: Update>(
 ) -> SolverReport {
     let threaded = halves.is_some() && rayon::current_num_threads() >= 2;
     let worker = SpinWorker::new(PartB::default(), threaded);
-    let Some(layout) = halves.filter(|_| threaded) else {
-        return sweeps(update, velocities, problem, o, tolerance, halves.map(|h| (h, &worker)), r, state);
-    };
-    std::thread::scope(|scope| {
-        let _stop = worker.stop_on_drop();
-        let serving = &worker;
-        scope.spawn(move || serving.serve(|job| job.sweep(update, layout)));
-        sweeps(update, velocities, problem, o, tolerance, Some((layout, &worker)), r, state)
-    })
-}
-
-/// The sweeps of [`iterate`] (`halves` with the worker of part `B`).
-#[allow(clippy::too_many_arguments)]
-fn sweeps<U: Update>(
-    update: &U,
-    velocities: &dyn Fn(&[f64], &mut [f64]),
-    problem: &FactoredFc3dProblem,
-    o: &NsgsOptions,
-    tolerance: f64,
-    halves: Option<(Halves, &SpinWorker<PartB>)>,
-    r: &mut [f64],
-    state: State<'_>,
-) -> SolverReport {
-    let State { w, order, anderson } = state;
-    let nc = problem.number_of_contacts();
-    let mut scratch = vec![0.0; 3 * nc];
-    w.resize(problem.delassus.velocity_size(), 0.0);
-    velocities(r, w);
-    order.clear();
-    order.extend(0..nc);
-    let mut rng = StdRng::seed_from_u64(o.shuffle_seed);
-    let max_it = o.max_iterations;
-    let mut stopping = StoppingTest::new(o, tolerance);
-    let mut accelerate = o.anderson_memory > 0;
-    if accelerate {
-        anderson.reset(o.anderson_memory, r.len());
-    }
-    let mut error_w = Vec::new();
-    for it in 1..=max_it {
-        let period = Period::of_sweep(it, o.anderson_period);
-        let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
-        let swept = match halves {
-            Some((layout, worker)) => halves_sweep(update, layout, worker, r, delta, w),
-            None => {
-                if o.shuffle {
-                    order.shuffle(&mut rng);
-                }
-                update.sweep(order.iter().copied(), 0, r, delta, w, 0)
-            }
-        };
-        let Some(increment) = swept else {
-            let residual = problem.error_with(r, &mut scratch, &mut error_w);
-            return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
-        };
+    let run = |worker: &SpinWorker<PartB>| {
+        let halves = halves.map(|h| (h, worker));
+        let State { w, order, anderson } = state;
+        let nc = problem.number_of_contacts();
+        let mut scratch = vec![0.0; 3 * nc];
+        w.resize(problem.delassus.velocity_size(), 0.0);
+        velocities(r, w);
+        order.clear();
+        order.extend(0..nc);
+        let mut rng = StdRng::seed_from_u64(o.shuffle_seed);
+        let max_it = o.max_iterations;
+        let mut stopping = StoppingTest::new(o, tolerance);
+        let mut accelerate = o.anderson_memory > 0;
         if accelerate {
-            anderson.sum_period_increments(period);
+            anderson.reset(o.anderson_memory, r.len());
         }
-        if let Some(report) =
-            stopping.check(it, increment, r, &mut |r| problem.error_with(r, &mut scratch, &mut error_w))
-        {
-            return report;
+        let mut error_w = Vec::new();
+        for it in 1..=max_it {
+            let period = Period::of_sweep(it, o.anderson_period);
+            let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
+            let swept = match halves {
+                Some((layout, worker)) => halves_sweep(update, layout, worker, r, delta, w),
+                None => {
+                    if o.shuffle {
+                        order.shuffle(&mut rng);
+                    }
+                    update.sweep(order.iter().copied(), 0, r, delta, w, 0)
+                }
+            };
+            let Some(increment) = swept else {
+                let residual = problem.error_with(r, &mut scratch, &mut error_w);
+                return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
+            };
+            if accelerate {
+                anderson.sum_period_increments(period);
+            }
+            if let Some(report) =
+                stopping.check(it, increment, r, &mut |r| problem.error_with(r, &mut scratch, &mut error_w))
+            {
+                return report;
+            }
+            if accelerate && period.ends() && it < max_it {
+                anderson.extrapolate(r, &problem.mu);
+                accelerate = !anderson.is_disabled();
+                // The extrapolation moved every reaction: the body velocities follow from r.
+                velocities(r, w);
+            }
         }
-        if accelerate && period.ends() && it < max_it {
-            anderson.extrapolate(r, &problem.mu);
-            accelerate = !anderson.is_disabled();
-            // The extrapolation moved every reaction: the body velocities follow from r.
-            velocities(r, w);
-        }
+        SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
+    };
+    match halves {
+        Some(layout) if threaded => std::thread::scope(|scope| {
+            let _stop = worker.stop_on_drop();
+            let serving = &worker;
+            scope.spawn(move || serving.serve(|job| job.sweep(update, layout)));
+            run(&worker)
+        }),
+        _ => run(&worker),
     }
-    SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
 }
 
 /// Part `B`'s reactions, increments and body velocities during a sweep of the halves schedule,
