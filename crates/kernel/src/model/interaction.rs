@@ -96,6 +96,16 @@ impl<T: Copy + std::fmt::Debug> std::fmt::Debug for Linked<T> {
     }
 }
 
+/// The values of `y` or `λ` at one level: stored in the interaction itself up to 3 values (a
+/// 3D contact), on the heap beyond. The one-step problem's assembly reads an interaction's `H`,
+/// output memory and multiplier; kept inline, they are read from the interaction's own
+/// memory, not through a pointer each to a separate allocation.
+pub(crate) type LevelValues = smallvec::SmallVec<[f64; 3]>;
+
+/// The rows of `H`, stored in the interaction itself up to `3 × 12` values (a contact between
+/// two 3D bodies), on the heap beyond.
+pub(crate) type JacobianRows = smallvec::SmallVec<[f64; 36]>;
+
 /// Number of levels stored for `y` and `λ` (0: position, 1: velocity, 2: acceleration).
 pub const LEVELS: usize = 3;
 
@@ -112,14 +122,15 @@ pub struct Interaction {
     pub(crate) law: NonsmoothLaw,
     pub(crate) ds: Linked<DsId>,
     pub(crate) size: usize,
-    pub(crate) y: [Vec<f64>; LEVELS],
-    pub(crate) y_memory: [Vec<f64>; LEVELS],
-    pub(crate) lambda: [Vec<f64>; LEVELS],
+    pub(crate) y: [LevelValues; LEVELS],
+    pub(crate) y_memory: [LevelValues; LEVELS],
+    pub(crate) lambda: [LevelValues; LEVELS],
     /// Scratch for `H = ∂h/∂q`, `size × Σ nv`, for the relations that write it as a matrix
     /// ([`LagrangianRelation::jacobian`]).
     pub(crate) jacobian: Mat<f64>,
-    /// `H` at the current iterate, row-major (`size × Σ nv`).
-    pub(crate) h_rows: Vec<f64>,
+    /// `H` at the current iterate, row-major (`size × Σ nv`), in the interaction itself up to
+    /// the size of a contact between two 3D bodies.
+    pub(crate) h_rows: JacobianRows,
     /// `H` is valid and constant (linear time-invariant relation already evaluated).
     pub(crate) jacobian_constant: bool,
     /// Column offset of each linked system's velocity in `H`.

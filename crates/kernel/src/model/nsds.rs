@@ -299,7 +299,7 @@ impl Nsds {
         if let Some(cols) = relation.velocity_size() {
             crate::error::check_len("relation Jacobian columns (velocity size of the linked systems)", nv, cols)?;
         }
-        let zeros = || std::array::from_fn::<_, LEVELS, _>(|_| vec![0.0; size]);
+        let zeros = || std::array::from_fn::<_, LEVELS, _>(|_| smallvec::smallvec![0.0; size]);
         let interaction = Interaction {
             relation: Relation::Lagrangian(relation),
             first_order: None,
@@ -310,7 +310,7 @@ impl Nsds {
             y_memory: zeros(),
             lambda: zeros(),
             jacobian: Mat::zeros(size, nv),
-            h_rows: vec![0.0; size * nv],
+            h_rows: smallvec::smallvec![0.0; size * nv],
             jacobian_constant: false,
             offsets: Linked::from_slice(&offsets),
             q_work: vec![0.0; nq],
@@ -355,7 +355,7 @@ impl Nsds {
         if let Some(cols) = relation.state_size() {
             crate::error::check_len("relation state size (size of the linked systems)", n, cols)?;
         }
-        let zeros = || std::array::from_fn::<_, LEVELS, _>(|_| vec![0.0; m]);
+        let zeros = || std::array::from_fn::<_, LEVELS, _>(|_| smallvec::smallvec![0.0; m]);
         let interaction = Interaction {
             relation: Relation::FirstOrder(Box::new(relation)),
             first_order: Some(Box::new(FirstOrderWork {
@@ -377,7 +377,7 @@ impl Nsds {
             y_memory: zeros(),
             lambda: zeros(),
             jacobian: Mat::zeros(0, 0),
-            h_rows: Vec::new(),
+            h_rows: smallvec::SmallVec::new(),
             jacobian_constant: false,
             offsets: Linked::from_slice(&offsets),
             q_work: Vec::new(),
