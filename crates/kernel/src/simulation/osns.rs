@@ -159,6 +159,11 @@ pub struct OneStepNsProblem {
     by_system_start: Vec<usize>,
     /// The body number of each system slot in the factored operator (factored FC3D only).
     slot_body: Vec<usize>,
+    /// The bodies of each contact of the factored operator (workspace).
+    contact_bodies: Vec<(usize, Option<usize>)>,
+    /// Whether the last problem's rows `H_α` are the factored operator's (then `h` holds the
+    /// operator's previous buffer, not them).
+    operator_rows: bool,
     /// Number of blocks and of values of the last sparse-block matrix assembled.
     last_blocks: usize,
     last_values: usize,
@@ -205,6 +210,8 @@ impl OneStepNsProblem {
             by_system: Vec::new(),
             by_system_start: Vec::new(),
             slot_body: Vec::new(),
+            contact_bodies: Vec::new(),
+            operator_rows: false,
             last_blocks: 0,
             last_values: 0,
             gathered: Vec::new(),
@@ -434,6 +441,7 @@ impl OneStepNsProblem {
             ProblemLevel::Velocity => 1,
             ProblemLevel::Position => 0,
         };
+        self.operator_rows = false;
         self.positions.clear();
         self.blocks.clear();
         self.h.clear();
@@ -473,7 +481,6 @@ impl OneStepNsProblem {
             n += m;
         }
         self.last_size = n;
-        let factored = matches!(self.solver, Solver::Fc3dFactored(..));
 
         // q = H v_free (+ ∂h/∂t) + e ẏ_k (velocity level) or h(q_free) + e y_{k−1} (position
         // level), then W_j⁻¹ H_jᵀ system by system.
@@ -481,6 +488,20 @@ impl OneStepNsProblem {
         self.q.resize(n, 0.0);
         self.mu.clear();
         let mut gathered = std::mem::take(&mut self.gathered);
+        // The factored operator: each system's `W⁻¹` when a first interaction reaches it, each
+        // interaction's bodies (in the pass of `q`, which reads the same systems).
+        let mut operator = match &mut self.solver {
+            Solver::Fc3dFactored(factored) => {
+                let mut delassus = std::mem::take(&mut factored.1);
+                delassus.clear();
+                self.slot_body.clear();
+                self.slot_body.resize(nsds.ds_bound(), usize::MAX);
+                self.contact_bodies.clear();
+                Some(delassus)
+            }
+            _ => None,
+        };
+        let (mut column, mut inverse, mut bodies) = (Vec::new(), Vec::new(), [0usize; 2]);
         for (k, &a) in active.iter().enumerate() {
             let pos = self.positions[k];
             let shape = self.blocks[k];
@@ -550,15 +571,32 @@ impl OneStepNsProblem {
                 }
                 _ => {}
             }
+            if let Some(delassus) = &mut operator {
+                if m != 3 {
+                    return Err(KernelError::InvalidModel(format!(
+                        "a factored 3D frictional-contact problem holds interactions of size 3, not {m}"
+                    )));
+                }
+                for jj in 0..shape.systems {
+                    let d = shape.slots[jj];
+                    if self.slot_body[d] == usize::MAX {
+                        let id = nsds.ds_id_at(d);
+                        self.slot_body[d] =
+                            push_body_inverse(delassus, osi, id, shape.widths[jj], &mut column, &mut inverse)?;
+                    }
+                    bodies[jj] = self.slot_body[d];
+                }
+                self.contact_bodies.push((bodies[0], (shape.systems == 2).then_some(bodies[1])));
+            }
         }
-        if !reuse && !factored {
+        if !reuse && operator.is_none() {
             self.index_by_system(nsds.ds_bound());
             self.compute_inv_w_ht(nsds, osi);
         }
 
-        if factored {
+        if let Some(delassus) = operator {
             self.gathered = gathered;
-            let report = self.solve_factored(nsds, osi, n, started)?;
+            let report = self.solve_factored(delassus, n, started)?;
             self.write_back(nsds, active, slot);
             return Ok(Some(report));
         }
@@ -645,18 +683,14 @@ impl OneStepNsProblem {
         }
     }
 
-    /// The factored path of [`OneStepNsProblem::compute_on`] (FC3D): the operator from the rows
-    /// `H_α` gathered in `h` and `W_j⁻¹` of each system of the problem (`1/d` of the diagonal
-    /// [`FreeState::diagonal_w`] when the integrator divides by it; otherwise its columns by
-    /// [`FreeState::solve_w`] on the unit vectors, kept as a diagonal when the off-diagonal
-    /// entries vanish: the same values), then the solve from `z` with `q`, `μ` as assembled.
-    /// Assembly time runs from `started`. Measured on the 5000-sphere pile
-    /// (`mechanics-pile --n 5000 --steps 500 --measure 200 --factored`): the diagonal shortcut
-    /// took the assembly from 3.5 to 2.75 ms per step, the same numbers.
+    /// The factored path of [`OneStepNsProblem::compute_on`] (FC3D): the operator `delassus`
+    /// holds the bodies with their `W_j⁻¹` ([`push_body_inverse`]) and takes the rows `H_α`
+    /// gathered in `h` as its contacts' (no copy; its previous buffer comes back in `h` for the
+    /// next problem), then the solve from `z` with `q`, `μ` as assembled. Assembly time runs
+    /// from `started`; the operator's buffers go back to the solver for the next step.
     fn solve_factored(
         &mut self,
-        nsds: &Nsds,
-        osi: &dyn FreeState,
+        mut delassus: FactoredDelassus,
         n: usize,
         started: std::time::Instant,
     ) -> Result<SolverReport, KernelError> {
@@ -664,62 +698,8 @@ impl OneStepNsProblem {
             return Err(KernelError::InvalidModel("not a factored problem".into()));
         };
         let (solver, buffers) = &mut **factored;
-        let mut delassus = std::mem::take(buffers);
-        delassus.clear();
-        // Body number of each system slot of the problem (usize::MAX: not yet numbered).
-        let slot_body = &mut self.slot_body;
-        slot_body.clear();
-        slot_body.resize(nsds.ds_bound(), usize::MAX);
-        let mut column = std::mem::take(&mut self.gathered);
-        let mut inverse = Vec::new();
-        let mut bodies = [0usize; 2];
-        for shape in &self.blocks {
-            if shape.size != 3 {
-                return Err(KernelError::InvalidModel(format!(
-                    "a factored 3D frictional-contact problem holds interactions of size 3, not {}",
-                    shape.size
-                )));
-            }
-            for jj in 0..shape.systems {
-                let (d, nj) = (shape.slots[jj], shape.widths[jj]);
-                if slot_body[d] == usize::MAX {
-                    let id = nsds.ds_id_at(d);
-                    slot_body[d] = if let Some(diagonal) = osi.diagonal_w(id) {
-                        // `solve_w` on the unit vector e_l gives 1/d_l at l and zeros elsewhere:
-                        // the same diagonal inverse without the n solves.
-                        column.clear();
-                        column.extend(diagonal.iter().map(|d| 1.0 / d));
-                        delassus.push_body_diagonal(&column)?
-                    } else {
-                        inverse.clear();
-                        inverse.resize(nj * nj, 0.0);
-                        for l in 0..nj {
-                            column.clear();
-                            column.resize(nj, 0.0);
-                            column[l] = 1.0;
-                            osi.solve_w(id, &mut column);
-                            // Row-major W⁻¹: column l goes to entries (i, l).
-                            for (i, x) in column.iter().enumerate() {
-                                inverse[i * nj + l] = *x;
-                            }
-                        }
-                        let off_diagonal_vanishes =
-                            (0..nj).all(|i| (0..nj).all(|l| i == l || inverse[i * nj + l].abs() <= 0.0));
-                        if off_diagonal_vanishes {
-                            column.clear();
-                            column.extend((0..nj).map(|i| inverse[i * nj + i]));
-                            delassus.push_body_diagonal(&column)?
-                        } else {
-                            delassus.push_body_dense(nj, &inverse)?
-                        }
-                    };
-                }
-                bodies[jj] = slot_body[d];
-            }
-            let h = &self.h[shape.start..shape.start + shape.size * shape.columns];
-            delassus.push_contact(&bodies[..shape.systems], h)?;
-        }
-        self.gathered = column;
+        delassus.set_contacts(&self.contact_bodies, &mut self.h)?;
+        self.operator_rows = true;
         self.w.clear();
         self.w.resize(n, 0.0);
         let problem = FactoredFc3dProblem::new(delassus, std::mem::take(&mut self.q), std::mem::take(&mut self.mu))?;
@@ -739,9 +719,13 @@ impl OneStepNsProblem {
         if self.last_size == 0 {
             return;
         }
+        let rows = match (&self.solver, self.operator_rows) {
+            (Solver::Fc3dFactored(factored), true) => factored.1.rows(),
+            _ => &self.h[..],
+        };
         for (shape, &pos) in self.blocks.iter().zip(&self.positions) {
             let lambda = &self.z[pos..pos + shape.size];
-            let h = &self.h[shape.start..shape.start + shape.size * shape.columns];
+            let h = &rows[shape.start..shape.start + shape.size * shape.columns];
             for jj in 0..shape.systems {
                 let off = shape.offsets[jj];
                 let ds = nsds.ds_slot_mut(shape.slots[jj]).expect("a linked system exists");
@@ -1010,6 +994,47 @@ struct SystemTerm {
     size: usize,
     /// Start of its `W_j⁻¹ (H^j)ᵀ` in the problem's `inv_w_ht`.
     x: usize,
+}
+
+/// Adds system `id` (velocity size `nj`) to the factored operator with its `W⁻¹`: `1/d` of the
+/// diagonal [`FreeState::diagonal_w`] when the integrator divides by it (`solve_w` on the
+/// unit vector `e_l` gives `1/d_l` at `l` and zeros elsewhere: the same values without the
+/// `nj` solves); otherwise its columns by [`FreeState::solve_w`] on the unit vectors, kept as a
+/// diagonal when the off-diagonal entries vanish (the same values). Returns its body number;
+/// `column` and `inverse` are workspaces.
+fn push_body_inverse(
+    delassus: &mut FactoredDelassus,
+    osi: &dyn FreeState,
+    id: crate::model::DsId,
+    nj: usize,
+    column: &mut Vec<f64>,
+    inverse: &mut Vec<f64>,
+) -> Result<usize, NumericsError> {
+    column.clear();
+    if let Some(diagonal) = osi.diagonal_w(id) {
+        column.extend(diagonal.iter().map(|d| 1.0 / d));
+        return delassus.push_body_diagonal(column);
+    }
+    inverse.clear();
+    inverse.resize(nj * nj, 0.0);
+    for l in 0..nj {
+        column.clear();
+        column.resize(nj, 0.0);
+        column[l] = 1.0;
+        osi.solve_w(id, column);
+        // Row-major W⁻¹: column l goes to entries (i, l).
+        for (i, x) in column.iter().enumerate() {
+            inverse[i * nj + l] = *x;
+        }
+    }
+    let off_diagonal_vanishes = (0..nj).all(|i| (0..nj).all(|l| i == l || inverse[i * nj + l].abs() <= 0.0));
+    if off_diagonal_vanishes {
+        column.clear();
+        column.extend((0..nj).map(|i| inverse[i * nj + i]));
+        delassus.push_body_diagonal(column)
+    } else {
+        delassus.push_body_dense(nj, inverse)
+    }
 }
 
 /// Adds block `(α, β) = H_α^j (W_j⁻¹ (H_β^j)ᵀ)` through their shared system `j`, number

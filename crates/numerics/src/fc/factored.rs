@@ -148,6 +148,66 @@ impl FactoredDelassus {
         Ok(c)
     }
 
+    /// Replaces the contacts by the contacts `c = 0, 1, …` on the bodies `bodies[c]` (a first
+    /// body and, for a contact between two, a distinct second), whose rows `H_c` are those of
+    /// [`FactoredDelassus::push_contact`] one after the other in `rows`. The rows are not
+    /// copied: `rows` is taken as the operator's buffer and receives its previous one, emptied
+    /// (its capacity kept, to be refilled for the next problem), where
+    /// [`FactoredDelassus::push_contact`] copies each contact's rows.
+    ///
+    /// # Errors
+    /// [`NumericsError::InvalidInput`] for an unknown body or the same body twice;
+    /// [`NumericsError::DimensionMismatch`] when `rows` has not `Σ_c 3 · Σ n_b` values;
+    /// [`NumericsError::NonFinite`] for NaN or infinite entries. The operator keeps its bodies
+    /// and has no contacts after an error.
+    pub fn set_contacts(
+        &mut self,
+        bodies: &[(usize, Option<usize>)],
+        rows: &mut Vec<f64>,
+    ) -> Result<(), NumericsError> {
+        let invalid =
+            |reason: &str| NumericsError::InvalidInput { what: "factored delassus contact", reason: reason.into() };
+        self.contact_bodies.clear();
+        self.h_starts.clear();
+        self.h_starts.push(0);
+        self.h.clear();
+        let nb = self.number_of_bodies();
+        let mut end = 0;
+        for &(a, b) in bodies {
+            let second = b.unwrap_or(NO_BODY);
+            if a >= nb || (second != NO_BODY && second >= nb) {
+                return Err(self.without_contacts(invalid("unknown body")));
+            }
+            if a == second {
+                return Err(self.without_contacts(invalid("the same body twice")));
+            }
+            end += 3 * (self.body_size(a) + b.map_or(0, |b| self.body_size(b)));
+            self.contact_bodies.push([a, second]);
+            self.h_starts.push(end);
+        }
+        if let Err(e) = check_len("factored delassus: contact rows H_c", rows, end)
+            .and_then(|()| check_finite("factored delassus: contact rows H_c", rows))
+        {
+            return Err(self.without_contacts(e));
+        }
+        std::mem::swap(&mut self.h, rows);
+        Ok(())
+    }
+
+    /// Removes the contacts (keeps the bodies) and returns `e`.
+    fn without_contacts(&mut self, e: NumericsError) -> NumericsError {
+        self.contact_bodies.clear();
+        self.h_starts.truncate(1);
+        self.h.clear();
+        e
+    }
+
+    /// The rows `H_c` of all contacts, one after the other in contact order (contact `c`'s
+    /// `3 · Σ n_b` values after those of the contacts before it).
+    pub fn rows(&self) -> &[f64] {
+        &self.h
+    }
+
     /// Number of bodies.
     pub fn number_of_bodies(&self) -> usize {
         self.diagonal.len()

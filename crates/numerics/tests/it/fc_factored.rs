@@ -268,3 +268,49 @@ fn bad_input_is_a_typed_error() {
     let report = solver.solve(&p, &mut [0.0; 6], &mut [0.0; 6]).expect("solves");
     assert_eq!((report.status, report.iterations), (SolverStatus::NumericalBreakdown, 0));
 }
+
+/// `set_contacts` takes the contacts' rows as one buffer: the operator of a 3×3×3 lattice built
+/// that way is the one built by `push_contact` (the same assembled `W`), the caller gets the
+/// previous buffer back (emptied), and bad contacts are typed errors that leave no contacts behind.
+#[test]
+fn contacts_set_at_once_match_contacts_pushed_one_by_one() {
+    let pushed = lattice(3, 0.3, 11, true);
+    let reference = pushed.delassus();
+    let mut d = reference.clone();
+    // Rebuild the lattice's contacts through set_contacts: bodies and rows of `lattice(3, …)`.
+    let mut bodies = Vec::new();
+    let n = 3;
+    let index = |i: usize, j: usize, k: usize| (k * n + j) * n + i;
+    for k in 0..n {
+        for j in 0..n {
+            for i in 0..n {
+                let a = index(i, j, k);
+                bodies.push((a, (k > 0).then(|| index(i, j, k - 1))));
+                if i > 0 {
+                    bodies.push((a, Some(index(i - 1, j, k))));
+                }
+                if j > 0 {
+                    bodies.push((a, Some(index(i, j - 1, k))));
+                }
+            }
+        }
+    }
+    let mut rows = reference.rows().to_vec();
+    d.set_contacts(&bodies, &mut rows).expect("valid contacts");
+    assert!(rows.is_empty() && rows.capacity() >= reference.rows().len(), "the previous buffer comes back, emptied");
+    assert_eq!(d.number_of_contacts(), reference.number_of_contacts());
+    let (w_set, w_pushed) = (d.assemble().expect("finite"), reference.assemble().expect("finite"));
+    assert_eq!(w_set.to_dense(), w_pushed.to_dense());
+
+    let mut bad = reference.rows().to_vec();
+    bad[5] = f64::NAN;
+    assert!(matches!(d.set_contacts(&bodies, &mut bad), Err(NumericsError::NonFinite { .. })));
+    assert_eq!(d.number_of_contacts(), 0);
+    let mut short = reference.rows()[1..].to_vec();
+    assert!(matches!(d.set_contacts(&bodies, &mut short), Err(NumericsError::DimensionMismatch { .. })));
+    let mut one = vec![0.0; 36];
+    assert!(matches!(d.set_contacts(&[(1, Some(1))], &mut one), Err(NumericsError::InvalidInput { .. })));
+    assert!(matches!(d.set_contacts(&[(1, Some(99))], &mut one), Err(NumericsError::InvalidInput { .. })));
+    assert_eq!(d.number_of_contacts(), 0);
+    assert_eq!(d.number_of_bodies(), reference.number_of_bodies(), "the bodies stay");
+}
