@@ -161,8 +161,7 @@ pub struct OneStepNsProblem {
     slot_body: Vec<usize>,
     /// The bodies of each contact of the factored operator (workspace).
     contact_bodies: Vec<(usize, Option<usize>)>,
-    /// Whether the last problem's rows `H_α` are the factored operator's (then `h` holds the
-    /// operator's previous buffer, not them).
+    /// Whether the last problem's rows `H_α` are in the factored operator (then not in `h`).
     operator_rows: bool,
     /// Number of blocks and of values of the last sparse-block matrix assembled.
     last_blocks: usize,
@@ -447,6 +446,17 @@ impl OneStepNsProblem {
         self.h.clear();
         self.memory.clear();
         self.z.clear();
+        // The factored operator takes each interaction's rows straight from the interaction
+        // (checked while in cache), instead of the problem's `h`.
+        let mut operator = match &mut self.solver {
+            Solver::Fc3dFactored(factored) => {
+                let mut delassus = std::mem::take(&mut factored.1);
+                delassus.clear();
+                Some(delassus)
+            }
+            _ => None,
+        };
+        let mut rows = 0;
         let mut n = 0;
         for &a in active {
             self.positions.push(n);
@@ -455,7 +465,7 @@ impl OneStepNsProblem {
             let mut shape = BlockShape {
                 size: m,
                 columns: nv,
-                start: self.h.len(),
+                start: rows,
                 systems: inter.ds.len(),
                 slots: [0; 2],
                 offsets: [0; 2],
@@ -471,7 +481,11 @@ impl OneStepNsProblem {
             // The copies of a contact between 3D bodies have fixed sizes (`extend_small`): a few
             // vector moves instead of calls keep the loop short, so that the cache misses of
             // consecutive interactions overlap (20000-sphere pile: 7.0 → 5.9 ms per step).
-            extend_small(&mut self.h, &inter.h_rows[..nv * m]);
+            match &mut operator {
+                Some(delassus) => delassus.push_rows(&inter.h_rows[..nv * m]),
+                None => extend_small(&mut self.h, &inter.h_rows[..nv * m]),
+            }
+            rows += nv * m;
             extend_small(&mut self.memory, &inter.y_memory[slot]);
             if self.warm_start {
                 extend_small(&mut self.z, &inter.lambda[slot]);
@@ -490,24 +504,38 @@ impl OneStepNsProblem {
         let mut gathered = std::mem::take(&mut self.gathered);
         // The factored operator: each system's `W⁻¹` when a first interaction reaches it, each
         // interaction's bodies (in the pass of `q`, which reads the same systems).
-        let mut operator = match &mut self.solver {
-            Solver::Fc3dFactored(factored) => {
-                let mut delassus = std::mem::take(&mut factored.1);
-                delassus.clear();
-                self.slot_body.clear();
-                self.slot_body.resize(nsds.ds_bound(), usize::MAX);
-                self.contact_bodies.clear();
-                Some(delassus)
-            }
-            _ => None,
-        };
+        if operator.is_some() {
+            self.slot_body.clear();
+            self.slot_body.resize(nsds.ds_bound(), usize::MAX);
+            self.contact_bodies.clear();
+        }
         let (mut column, mut inverse, mut bodies) = (Vec::new(), Vec::new(), [0usize; 2]);
         for (k, &a) in active.iter().enumerate() {
             let pos = self.positions[k];
             let shape = self.blocks[k];
             let (m, nv) = (shape.size, shape.columns);
+            if let Some(delassus) = &mut operator {
+                if m != 3 {
+                    return Err(KernelError::InvalidModel(format!(
+                        "a factored 3D frictional-contact problem holds interactions of size 3, not {m}"
+                    )));
+                }
+                for jj in 0..shape.systems {
+                    let d = shape.slots[jj];
+                    if self.slot_body[d] == usize::MAX {
+                        let id = nsds.ds_id_at(d);
+                        self.slot_body[d] =
+                            push_body_inverse(delassus, osi, id, shape.widths[jj], &mut column, &mut inverse)?;
+                    }
+                    bodies[jj] = self.slot_body[d];
+                }
+                self.contact_bodies.push((bodies[0], (shape.systems == 2).then_some(bodies[1])));
+            }
             let q_alpha = &mut self.q[pos..pos + m];
-            let h = &self.h[shape.start..shape.start + m * nv];
+            let h = match &operator {
+                Some(delassus) => &delassus.rows()[shape.start..shape.start + m * nv],
+                None => &self.h[shape.start..shape.start + m * nv],
+            };
             match level {
                 ProblemLevel::Velocity => {
                     for jj in 0..shape.systems {
@@ -570,23 +598,6 @@ impl OneStepNsProblem {
                     self.mu.push(friction);
                 }
                 _ => {}
-            }
-            if let Some(delassus) = &mut operator {
-                if m != 3 {
-                    return Err(KernelError::InvalidModel(format!(
-                        "a factored 3D frictional-contact problem holds interactions of size 3, not {m}"
-                    )));
-                }
-                for jj in 0..shape.systems {
-                    let d = shape.slots[jj];
-                    if self.slot_body[d] == usize::MAX {
-                        let id = nsds.ds_id_at(d);
-                        self.slot_body[d] =
-                            push_body_inverse(delassus, osi, id, shape.widths[jj], &mut column, &mut inverse)?;
-                    }
-                    bodies[jj] = self.slot_body[d];
-                }
-                self.contact_bodies.push((bodies[0], (shape.systems == 2).then_some(bodies[1])));
             }
         }
         if !reuse && operator.is_none() {
@@ -684,9 +695,9 @@ impl OneStepNsProblem {
     }
 
     /// The factored path of [`OneStepNsProblem::compute_on`] (FC3D): the operator `delassus`
-    /// holds the bodies with their `W_j⁻¹` ([`push_body_inverse`]) and takes the rows `H_α`
-    /// gathered in `h` as its contacts' (no copy; its previous buffer comes back in `h` for the
-    /// next problem), then the solve from `z` with `q`, `μ` as assembled. Assembly time runs
+    /// holds the bodies with their `W_j⁻¹` ([`push_body_inverse`]) and the rows `H_α` the
+    /// gather appended ([`FactoredDelassus::push_rows`]); their bodies make them its contacts
+    /// ([`FactoredDelassus::set_contacts`]), then the solve from `z` with `q`, `μ` as assembled. Assembly time runs
     /// from `started`; the operator's buffers go back to the solver for the next step.
     fn solve_factored(
         &mut self,
@@ -698,7 +709,7 @@ impl OneStepNsProblem {
             return Err(KernelError::InvalidModel("not a factored problem".into()));
         };
         let (solver, buffers) = &mut **factored;
-        delassus.set_contacts(&self.contact_bodies, &mut self.h)?;
+        delassus.set_contacts(&self.contact_bodies)?;
         self.operator_rows = true;
         self.w.clear();
         self.w.resize(n, 0.0);

@@ -27,7 +27,7 @@ use super::local::isotropic_inverse;
 use super::nsgs::{Local, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution};
 use super::problem::{check_finite, check_len, check_mu};
 use super::spin::SpinWorker;
-use crate::matrix::{NumericsMatrix, SparseBlockMatrix, norm2};
+use crate::matrix::{NumericsMatrix, SparseBlockMatrix, all_finite, norm2};
 use crate::{NumericsError, SolverReport, SolverStatus};
 
 /// The factored NSGS sweeps in halves from this many contacts on (chosen when each sweep went
@@ -46,7 +46,7 @@ const NO_BODY: usize = usize::MAX;
 /// Built incrementally ([`FactoredDelassus::push_body_diagonal`],
 /// [`FactoredDelassus::push_body_dense`], [`FactoredDelassus::push_contact`]); its buffers can
 /// be reused from one step to the next ([`FactoredDelassus::clear`]).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct FactoredDelassus {
     /// Start of body `b`'s velocities in the global velocity vector (`nb + 1` entries).
     body_starts: Vec<usize>,
@@ -61,14 +61,29 @@ pub struct FactoredDelassus {
     /// Start of contact `c`'s rows in `h` (`nc + 1` entries).
     h_starts: Vec<usize>,
     h: Vec<f64>,
+    /// Whether the rows appended by [`FactoredDelassus::push_rows`] are finite.
+    rows_finite: bool,
+}
+
+impl Default for FactoredDelassus {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl FactoredDelassus {
     /// An operator without bodies or contacts.
     pub fn new() -> Self {
-        let mut d = Self::default();
-        d.clear();
-        d
+        Self {
+            body_starts: vec![0],
+            inverse_starts: vec![0],
+            diagonal: Vec::new(),
+            inverse: Vec::new(),
+            contact_bodies: Vec::new(),
+            h_starts: vec![0],
+            h: Vec::new(),
+            rows_finite: true,
+        }
     }
 
     /// Removes every body and contact (keeps the buffers).
@@ -81,6 +96,7 @@ impl FactoredDelassus {
         self.inverse.clear();
         self.contact_bodies.clear();
         self.h.clear();
+        self.rows_finite = true;
     }
 
     /// Adds a body whose inverse iteration matrix is `diag(inverse_diagonal)`; returns its
@@ -148,29 +164,38 @@ impl FactoredDelassus {
         Ok(c)
     }
 
-    /// Replaces the contacts by the contacts `c = 0, 1, …` on the bodies `bodies[c]` (a first
-    /// body and, for a contact between two, a distinct second), whose rows `H_c` are those of
-    /// [`FactoredDelassus::push_contact`] one after the other in `rows`. The rows are not
-    /// copied: `rows` is taken as the operator's buffer and receives its previous one, emptied
-    /// (its capacity kept, to be refilled for the next problem), where
-    /// [`FactoredDelassus::push_contact`] copies each contact's rows.
+    /// Appends the rows `H_c` (row-major, `3 × Σ n_b`, the columns of its first body first) of
+    /// the next contact, whose bodies [`FactoredDelassus::set_contacts`] gives afterwards for
+    /// all contacts at once; checks that they are finite on the way (the check is reported by
+    /// [`FactoredDelassus::set_contacts`]). For a caller that gathers the rows one contact
+    /// after the other and numbers the bodies in a later pass: the rows go once into the
+    /// operator and are checked while in cache, where [`FactoredDelassus::push_contact`] needs
+    /// the bodies first.
+    pub fn push_rows(&mut self, h: &[f64]) {
+        // A contact between two 3D bodies has 36 values (fixed-size copy).
+        match <&[f64; 36]>::try_from(h) {
+            Ok(h) => self.h.extend_from_slice(h),
+            Err(_) => self.h.extend_from_slice(h),
+        }
+        self.rows_finite &= all_finite(h);
+    }
+
+    /// Makes the operator's rows (those appended by [`FactoredDelassus::push_rows`] since the
+    /// last [`FactoredDelassus::clear`], after those of any contact pushed before) the contacts
+    /// `c = 0, 1, …` on the bodies `bodies[c]` (a first body and, for a contact between two, a
+    /// distinct second).
     ///
     /// # Errors
     /// [`NumericsError::InvalidInput`] for an unknown body or the same body twice;
-    /// [`NumericsError::DimensionMismatch`] when `rows` has not `Σ_c 3 · Σ n_b` values;
-    /// [`NumericsError::NonFinite`] for NaN or infinite entries. The operator keeps its bodies
-    /// and has no contacts after an error.
-    pub fn set_contacts(
-        &mut self,
-        bodies: &[(usize, Option<usize>)],
-        rows: &mut Vec<f64>,
-    ) -> Result<(), NumericsError> {
+    /// [`NumericsError::DimensionMismatch`] when the rows appended have not
+    /// `Σ_c 3 · Σ n_b` values; [`NumericsError::NonFinite`] for NaN or infinite rows. The
+    /// operator keeps its bodies and has neither contacts nor rows after an error.
+    pub fn set_contacts(&mut self, bodies: &[(usize, Option<usize>)]) -> Result<(), NumericsError> {
         let invalid =
             |reason: &str| NumericsError::InvalidInput { what: "factored delassus contact", reason: reason.into() };
         self.contact_bodies.clear();
         self.h_starts.clear();
         self.h_starts.push(0);
-        self.h.clear();
         let nb = self.number_of_bodies();
         let mut end = 0;
         for &(a, b) in bodies {
@@ -185,20 +210,21 @@ impl FactoredDelassus {
             self.contact_bodies.push([a, second]);
             self.h_starts.push(end);
         }
-        if let Err(e) = check_len("factored delassus: contact rows H_c", rows, end)
-            .and_then(|()| check_finite("factored delassus: contact rows H_c", rows))
-        {
+        if let Err(e) = check_len("factored delassus: contact rows H_c", &self.h, end) {
             return Err(self.without_contacts(e));
         }
-        std::mem::swap(&mut self.h, rows);
+        if !self.rows_finite {
+            return Err(self.without_contacts(NumericsError::NonFinite { what: "factored delassus: contact rows H_c" }));
+        }
         Ok(())
     }
 
-    /// Removes the contacts (keeps the bodies) and returns `e`.
+    /// Removes the contacts and rows (keeps the bodies) and returns `e`.
     fn without_contacts(&mut self, e: NumericsError) -> NumericsError {
         self.contact_bodies.clear();
         self.h_starts.truncate(1);
         self.h.clear();
+        self.rows_finite = true;
         e
     }
 

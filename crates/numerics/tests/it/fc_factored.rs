@@ -269,48 +269,68 @@ fn bad_input_is_a_typed_error() {
     assert_eq!((report.status, report.iterations), (SolverStatus::NumericalBreakdown, 0));
 }
 
-/// `set_contacts` takes the contacts' rows as one buffer: the operator of a 3×3×3 lattice built
-/// that way is the one built by `push_contact` (the same assembled `W`), the caller gets the
-/// previous buffer back (emptied), and bad contacts are typed errors that leave no contacts behind.
+/// Rows appended by `push_rows` and made contacts by `set_contacts`: the operator is the one
+/// built by `push_contact` (the same rows, the same assembled `W`), and bad contacts or rows
+/// are typed errors that leave neither contacts nor rows behind (the bodies stay).
 #[test]
-fn contacts_set_at_once_match_contacts_pushed_one_by_one() {
-    let pushed = lattice(3, 0.3, 11, true);
-    let reference = pushed.delassus();
-    let mut d = reference.clone();
-    // Rebuild the lattice's contacts through set_contacts: bodies and rows of `lattice(3, …)`.
-    let mut bodies = Vec::new();
-    let n = 3;
-    let index = |i: usize, j: usize, k: usize| (k * n + j) * n + i;
-    for k in 0..n {
-        for j in 0..n {
-            for i in 0..n {
-                let a = index(i, j, k);
-                bodies.push((a, (k > 0).then(|| index(i, j, k - 1))));
-                if i > 0 {
-                    bodies.push((a, Some(index(i - 1, j, k))));
-                }
-                if j > 0 {
-                    bodies.push((a, Some(index(i, j - 1, k))));
-                }
+fn rows_pushed_then_attached_match_contacts_pushed_one_by_one() {
+    let mut rng = StdRng::seed_from_u64(5);
+    let mut bodies_only = FactoredDelassus::new();
+    for b in 0..4 {
+        let inverse: Vec<f64> = (0..6).map(|_| rng.random_range(0.5..2.0)).collect();
+        if b == 2 {
+            let mut dense = vec![0.0; 36];
+            for i in 0..6 {
+                dense[i * 6 + i] = inverse[i];
             }
+            bodies_only.push_body_dense(6, &dense).expect("valid");
+        } else {
+            bodies_only.push_body_diagonal(&inverse).expect("valid");
         }
     }
-    let mut rows = reference.rows().to_vec();
-    d.set_contacts(&bodies, &mut rows).expect("valid contacts");
-    assert!(rows.is_empty() && rows.capacity() >= reference.rows().len(), "the previous buffer comes back, emptied");
+    let contacts = [(0, Some(1)), (1, None), (2, Some(0)), (3, Some(2)), (3, None)];
+    let rows: Vec<Vec<f64>> = contacts
+        .iter()
+        .map(|(_, b)| (0..if b.is_some() { 36 } else { 18 }).map(|_| rng.random_range(-1.0..1.0)).collect())
+        .collect();
+    let mut reference = bodies_only.clone();
+    for (&(a, b), h) in contacts.iter().zip(&rows) {
+        let bodies: Vec<usize> = std::iter::once(a).chain(b).collect();
+        reference.push_contact(&bodies, h).expect("valid");
+    }
+    let mut d = bodies_only.clone();
+    for h in &rows {
+        d.push_rows(h);
+    }
+    d.set_contacts(&contacts).expect("valid contacts");
     assert_eq!(d.number_of_contacts(), reference.number_of_contacts());
+    assert_eq!(d.rows(), reference.rows());
     let (w_set, w_pushed) = (d.assemble().expect("finite"), reference.assemble().expect("finite"));
     assert_eq!(w_set.to_dense(), w_pushed.to_dense());
 
-    let mut bad = reference.rows().to_vec();
-    bad[5] = f64::NAN;
-    assert!(matches!(d.set_contacts(&bodies, &mut bad), Err(NumericsError::NonFinite { .. })));
-    assert_eq!(d.number_of_contacts(), 0);
-    let mut short = reference.rows()[1..].to_vec();
-    assert!(matches!(d.set_contacts(&bodies, &mut short), Err(NumericsError::DimensionMismatch { .. })));
-    let mut one = vec![0.0; 36];
-    assert!(matches!(d.set_contacts(&[(1, Some(1))], &mut one), Err(NumericsError::InvalidInput { .. })));
-    assert!(matches!(d.set_contacts(&[(1, Some(99))], &mut one), Err(NumericsError::InvalidInput { .. })));
-    assert_eq!(d.number_of_contacts(), 0);
-    assert_eq!(d.number_of_bodies(), reference.number_of_bodies(), "the bodies stay");
+    let mut d = bodies_only.clone();
+    for (c, h) in rows.iter().enumerate() {
+        let mut h = h.clone();
+        if c == 3 {
+            h[7] = f64::INFINITY;
+        }
+        d.push_rows(&h);
+    }
+    assert!(matches!(d.set_contacts(&contacts), Err(NumericsError::NonFinite { .. })));
+    assert_eq!((d.number_of_contacts(), d.rows().len()), (0, 0));
+    for h in &rows {
+        d.push_rows(h);
+    }
+    assert!(matches!(d.set_contacts(&contacts[1..]), Err(NumericsError::DimensionMismatch { .. })));
+    d.push_rows(&[0.0; 36]);
+    assert!(matches!(d.set_contacts(&[(1, Some(1))]), Err(NumericsError::InvalidInput { .. })));
+    d.push_rows(&[0.0; 36]);
+    assert!(matches!(d.set_contacts(&[(1, Some(9))]), Err(NumericsError::InvalidInput { .. })));
+    assert_eq!((d.number_of_contacts(), d.rows().len(), d.number_of_bodies()), (0, 0, 4));
+    // After the errors the operator takes new rows as before.
+    for h in &rows {
+        d.push_rows(h);
+    }
+    d.set_contacts(&contacts).expect("valid contacts");
+    assert_eq!(d.rows(), reference.rows());
 }
