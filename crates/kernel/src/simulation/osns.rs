@@ -473,9 +473,12 @@ impl OneStepNsProblem {
                 law: inter.law,
                 has_h_dot: inter.relation_has_time_derivative(),
             };
+            // System `jj`'s velocities are the columns of `H` from its offset to the next
+            // system's (or to the last column): no call to the integrator per system.
             for (jj, &d) in inter.ds.iter().enumerate() {
-                let nj = osi.free(d).len();
-                (shape.slots[jj], shape.offsets[jj], shape.widths[jj]) = (d.index(), inter.offsets[jj], nj);
+                let end = if jj + 1 < inter.ds.len() { inter.offsets[jj + 1] } else { nv };
+                (shape.slots[jj], shape.offsets[jj], shape.widths[jj]) =
+                    (d.index(), inter.offsets[jj], end - inter.offsets[jj]);
             }
             self.blocks.push(shape);
             // The copies of a contact between 3D bodies have fixed sizes (`extend_small`): a few
