@@ -456,53 +456,7 @@ impl OneStepNsProblem {
             }
             _ => None,
         };
-        let mut rows = 0;
-        let mut n = 0;
-        for &a in active {
-            self.positions.push(n);
-            let inter = nsds.interaction_ref(a);
-            let (m, nv) = (inter.size, inter.v_work.len());
-            let mut shape = BlockShape {
-                size: m,
-                columns: nv,
-                start: rows,
-                systems: inter.ds.len(),
-                slots: [0; 2],
-                offsets: [0; 2],
-                widths: [0; 2],
-                law: inter.law,
-                has_h_dot: inter.relation_has_time_derivative(),
-            };
-            // System `jj`'s velocities are the columns of `H` from its offset to the next
-            // system's (or to the last column): no call to the integrator per system.
-            for (jj, &d) in inter.ds.iter().enumerate() {
-                let end = if jj + 1 < inter.ds.len() { inter.offsets[jj + 1] } else { nv };
-                (shape.slots[jj], shape.offsets[jj], shape.widths[jj]) =
-                    (d.index(), inter.offsets[jj], end - inter.offsets[jj]);
-            }
-            self.blocks.push(shape);
-            // The copies of a contact between 3D bodies have fixed sizes (`extend_small`): a few
-            // vector moves instead of calls keep the loop short, so that the cache misses of
-            // consecutive interactions overlap (20000-sphere pile: 7.0 → 5.9 ms per step).
-            match &mut operator {
-                Some(delassus) => delassus.push_rows(&inter.h_rows[..nv * m]),
-                None => extend_small(&mut self.h, &inter.h_rows[..nv * m]),
-            }
-            rows += nv * m;
-            extend_small(&mut self.memory, &inter.y_memory[slot]);
-            if self.warm_start {
-                extend_small(&mut self.z, &inter.lambda[slot]);
-            } else {
-                self.z.resize(n + m, 0.0);
-            }
-            n += m;
-        }
-        self.last_size = n;
-
-        // q = H v_free (+ ∂h/∂t) + e ẏ_k (velocity level) or h(q_free) + e y_{k−1} (position
-        // level), then W_j⁻¹ H_jᵀ system by system.
         self.q.clear();
-        self.q.resize(n, 0.0);
         self.mu.clear();
         let mut gathered = std::mem::take(&mut self.gathered);
         // The factored operator: each system's `W⁻¹` when a first interaction reaches it, each
@@ -513,96 +467,151 @@ impl OneStepNsProblem {
             self.contact_bodies.clear();
         }
         let (mut column, mut inverse, mut bodies) = (Vec::new(), Vec::new(), [0usize; 2]);
-        for (k, &a) in active.iter().enumerate() {
-            let pos = self.positions[k];
-            let shape = self.blocks[k];
-            let (m, nv) = (shape.size, shape.columns);
-            if let Some(delassus) = &mut operator {
-                if m != 3 {
-                    return Err(KernelError::InvalidModel(format!(
-                        "a factored 3D frictional-contact problem holds interactions of size 3, not {m}"
-                    )));
+        let mut rows = 0;
+        let mut n = 0;
+        // The interactions go by blocks of `GATHER_BLOCK`: the gather of a block (short
+        // iterations, whose cache misses overlap), then `q` and the bodies of the same block,
+        // which read its rows while they are still in cache.
+        for first in (0..active.len()).step_by(GATHER_BLOCK) {
+            let block = first..(first + GATHER_BLOCK).min(active.len());
+            for &a in &active[block.clone()] {
+                self.positions.push(n);
+                let inter = nsds.interaction_ref(a);
+                let (m, nv) = (inter.size, inter.v_work.len());
+                let mut shape = BlockShape {
+                    size: m,
+                    columns: nv,
+                    start: rows,
+                    systems: inter.ds.len(),
+                    slots: [0; 2],
+                    offsets: [0; 2],
+                    widths: [0; 2],
+                    law: inter.law,
+                    has_h_dot: inter.relation_has_time_derivative(),
+                };
+                // System `jj`'s velocities are the columns of `H` from its offset to the next
+                // system's (or to the last column): no call to the integrator per system.
+                for (jj, &d) in inter.ds.iter().enumerate() {
+                    let end = if jj + 1 < inter.ds.len() { inter.offsets[jj + 1] } else { nv };
+                    (shape.slots[jj], shape.offsets[jj], shape.widths[jj]) =
+                        (d.index(), inter.offsets[jj], end - inter.offsets[jj]);
                 }
-                for jj in 0..shape.systems {
-                    let d = shape.slots[jj];
-                    if self.slot_body[d] == usize::MAX {
-                        let id = nsds.ds_id_at(d);
-                        self.slot_body[d] =
-                            push_body_inverse(delassus, osi, id, shape.widths[jj], &mut column, &mut inverse)?;
-                    }
-                    bodies[jj] = self.slot_body[d];
+                self.blocks.push(shape);
+                // The copies of a contact between 3D bodies have fixed sizes (`extend_small`): a few
+                // vector moves instead of calls keep the loop short, so that the cache misses of
+                // consecutive interactions overlap (20000-sphere pile: 7.0 → 5.9 ms per step).
+                match &mut operator {
+                    Some(delassus) => delassus.push_rows(&inter.h_rows[..nv * m]),
+                    None => extend_small(&mut self.h, &inter.h_rows[..nv * m]),
                 }
-                self.contact_bodies.push((bodies[0], (shape.systems == 2).then_some(bodies[1])));
+                rows += nv * m;
+                extend_small(&mut self.memory, &inter.y_memory[slot]);
+                if self.warm_start {
+                    extend_small(&mut self.z, &inter.lambda[slot]);
+                } else {
+                    self.z.resize(n + m, 0.0);
+                }
+                n += m;
             }
-            let q_alpha = &mut self.q[pos..pos + m];
-            let h = match &operator {
-                Some(delassus) => &delassus.rows()[shape.start..shape.start + m * nv],
-                None => &self.h[shape.start..shape.start + m * nv],
-            };
-            match level {
-                ProblemLevel::Velocity => {
+
+            // q = H v_free (+ ∂h/∂t) + e ẏ_k (velocity level) or h(q_free) + e y_{k−1} (position
+            // level); after all blocks, W_j⁻¹ H_jᵀ system by system.
+            self.q.resize(n, 0.0);
+            for k in block {
+                let a = active[k];
+                let pos = self.positions[k];
+                let shape = self.blocks[k];
+                let (m, nv) = (shape.size, shape.columns);
+                if let Some(delassus) = &mut operator {
+                    if m != 3 {
+                        return Err(KernelError::InvalidModel(format!(
+                            "a factored 3D frictional-contact problem holds interactions of size 3, not {m}"
+                        )));
+                    }
                     for jj in 0..shape.systems {
-                        let (d, off) = (shape.slots[jj], shape.offsets[jj]);
-                        let v_free = osi.free(nsds.ds_id_at(d));
-                        for (i, qi) in q_alpha.iter_mut().enumerate() {
-                            let row = &h[i * nv + off..i * nv + off + v_free.len()];
-                            let mut s = 0.0;
-                            for (h, vc) in row.iter().zip(v_free) {
-                                s += h * vc;
+                        let d = shape.slots[jj];
+                        if self.slot_body[d] == usize::MAX {
+                            let id = nsds.ds_id_at(d);
+                            self.slot_body[d] =
+                                push_body_inverse(delassus, osi, id, shape.widths[jj], &mut column, &mut inverse)?;
+                        }
+                        bodies[jj] = self.slot_body[d];
+                    }
+                    self.contact_bodies.push((bodies[0], (shape.systems == 2).then_some(bodies[1])));
+                }
+                let q_alpha = &mut self.q[pos..pos + m];
+                let h = match &operator {
+                    Some(delassus) => &delassus.rows()[shape.start..shape.start + m * nv],
+                    None => &self.h[shape.start..shape.start + m * nv],
+                };
+                match level {
+                    ProblemLevel::Velocity => {
+                        for jj in 0..shape.systems {
+                            let (d, off) = (shape.slots[jj], shape.offsets[jj]);
+                            let v_free = osi.free(nsds.ds_id_at(d));
+                            for (i, qi) in q_alpha.iter_mut().enumerate() {
+                                let row = &h[i * nv + off..i * nv + off + v_free.len()];
+                                let mut s = 0.0;
+                                for (h, vc) in row.iter().zip(v_free) {
+                                    s += h * vc;
+                                }
+                                *qi += s;
                             }
-                            *qi += s;
+                        }
+                        if shape.has_h_dot {
+                            let inter = nsds.interaction_mut(a);
+                            inter.refresh_h_dot(t)?;
+                            for (qi, hd) in q_alpha.iter_mut().zip(&inter.h_dot) {
+                                *qi += hd;
+                            }
                         }
                     }
-                    if shape.has_h_dot {
+                    ProblemLevel::Position => {
+                        // The output at the free positions, h(q_free, t_{k+1}) (H q_free + b for a
+                        // linear relation).
                         let inter = nsds.interaction_mut(a);
-                        inter.refresh_h_dot(t)?;
-                        for (qi, hd) in q_alpha.iter_mut().zip(&inter.h_dot) {
-                            *qi += hd;
+                        gathered.clear();
+                        for &d in &inter.ds {
+                            gathered.extend_from_slice(osi.free(d));
+                        }
+                        let Relation::Lagrangian(relation) = &mut inter.relation else {
+                            return Err(KernelError::InvalidModel(
+                                "a position-level problem holds relations of second-order systems".into(),
+                            ));
+                        };
+                        relation.output(t, &gathered, q_alpha)?;
+                    }
+                }
+                let memory = &self.memory[pos..pos + m];
+                match shape.law {
+                    NonsmoothLaw::NewtonImpact { restitution } => {
+                        for (qi, yd) in q_alpha.iter_mut().zip(memory) {
+                            *qi += restitution * yd;
                         }
                     }
-                }
-                ProblemLevel::Position => {
-                    // The output at the free positions, h(q_free, t_{k+1}) (H q_free + b for a
-                    // linear relation).
-                    let inter = nsds.interaction_mut(a);
-                    gathered.clear();
-                    for &d in &inter.ds {
-                        gathered.extend_from_slice(osi.free(d));
-                    }
-                    let Relation::Lagrangian(relation) = &mut inter.relation else {
-                        return Err(KernelError::InvalidModel(
-                            "a position-level problem holds relations of second-order systems".into(),
-                        ));
-                    };
-                    relation.output(t, &gathered, q_alpha)?;
-                }
-            }
-            let memory = &self.memory[pos..pos + m];
-            match shape.law {
-                NonsmoothLaw::NewtonImpact { restitution } => {
-                    for (qi, yd) in q_alpha.iter_mut().zip(memory) {
-                        *qi += restitution * yd;
-                    }
-                }
-                NonsmoothLaw::NewtonImpactFriction { normal_restitution, tangential_restitution, friction, .. } => {
-                    if level == ProblemLevel::Position {
-                        // Schatzman–Paoli: the normal component only (Siconos 4.4).
-                        q_alpha[0] += normal_restitution * memory[0];
-                    } else {
-                        if normal_restitution > 0.0 {
+                    NonsmoothLaw::NewtonImpactFriction {
+                        normal_restitution, tangential_restitution, friction, ..
+                    } => {
+                        if level == ProblemLevel::Position {
+                            // Schatzman–Paoli: the normal component only (Siconos 4.4).
                             q_alpha[0] += normal_restitution * memory[0];
-                        }
-                        if tangential_restitution > 0.0 {
-                            for i in 1..m {
-                                q_alpha[i] += tangential_restitution * memory[i];
+                        } else {
+                            if normal_restitution > 0.0 {
+                                q_alpha[0] += normal_restitution * memory[0];
+                            }
+                            if tangential_restitution > 0.0 {
+                                for i in 1..m {
+                                    q_alpha[i] += tangential_restitution * memory[i];
+                                }
                             }
                         }
+                        self.mu.push(friction);
                     }
-                    self.mu.push(friction);
+                    _ => {}
                 }
-                _ => {}
             }
         }
+        self.last_size = n;
         if !reuse && operator.is_none() {
             self.index_by_system(nsds.ds_bound());
             self.compute_inv_w_ht(nsds, osi);
@@ -971,6 +980,11 @@ impl OneStepNsProblem {
         std::hint::black_box(sum);
     }
 }
+
+/// Interactions per block of the one-step problem's gather ([`OneStepNsProblem::compute_on`]):
+/// the rows `H` of a block of 3D contacts (256 × 288 bytes) stay in the 2 MB L2 cache of a core
+/// until the pass of `q` reads them.
+const GATHER_BLOCK: usize = 256;
 
 /// Terms read ahead by [`OneStepNsProblem::compute_inv_w_ht`].
 const TERM_BATCH: usize = 16;
