@@ -161,8 +161,6 @@ pub struct OneStepNsProblem {
     slot_body: Vec<usize>,
     /// The bodies of each contact of the factored operator (workspace).
     contact_bodies: Vec<(usize, Option<usize>)>,
-    /// Whether the last problem's rows `H_α` are in the factored operator (then not in `h`).
-    operator_rows: bool,
     /// Number of blocks and of values of the last sparse-block matrix assembled.
     last_blocks: usize,
     last_values: usize,
@@ -210,7 +208,6 @@ impl OneStepNsProblem {
             by_system_start: Vec::new(),
             slot_body: Vec::new(),
             contact_bodies: Vec::new(),
-            operator_rows: false,
             last_blocks: 0,
             last_values: 0,
             gathered: Vec::new(),
@@ -440,7 +437,6 @@ impl OneStepNsProblem {
             ProblemLevel::Velocity => 1,
             ProblemLevel::Position => 0,
         };
-        self.operator_rows = false;
         self.positions.clear();
         self.blocks.clear();
         self.h.clear();
@@ -582,32 +578,8 @@ impl OneStepNsProblem {
                         relation.output(t, &gathered, q_alpha)?;
                     }
                 }
-                let memory = &self.memory[pos..pos + m];
-                match shape.law {
-                    NonsmoothLaw::NewtonImpact { restitution } => {
-                        for (qi, yd) in q_alpha.iter_mut().zip(memory) {
-                            *qi += restitution * yd;
-                        }
-                    }
-                    NonsmoothLaw::NewtonImpactFriction {
-                        normal_restitution, tangential_restitution, friction, ..
-                    } => {
-                        if level == ProblemLevel::Position {
-                            // Schatzman–Paoli: the normal component only (Siconos 4.4).
-                            q_alpha[0] += normal_restitution * memory[0];
-                        } else {
-                            if normal_restitution > 0.0 {
-                                q_alpha[0] += normal_restitution * memory[0];
-                            }
-                            if tangential_restitution > 0.0 {
-                                for i in 1..m {
-                                    q_alpha[i] += tangential_restitution * memory[i];
-                                }
-                            }
-                        }
-                        self.mu.push(friction);
-                    }
-                    _ => {}
+                if let Some(friction) = add_law_terms(shape.law, level, &self.memory[pos..pos + m], q_alpha) {
+                    self.mu.push(friction);
                 }
             }
         }
@@ -722,7 +694,6 @@ impl OneStepNsProblem {
         };
         let (solver, buffers) = &mut **factored;
         delassus.set_contacts(&self.contact_bodies)?;
-        self.operator_rows = true;
         self.w.clear();
         self.w.resize(n, 0.0);
         let problem = FactoredFc3dProblem::new(delassus, std::mem::take(&mut self.q), std::mem::take(&mut self.mu))?;
@@ -742,8 +713,9 @@ impl OneStepNsProblem {
         if self.last_size == 0 {
             return;
         }
-        let rows = match (&self.solver, self.operator_rows) {
-            (Solver::Fc3dFactored(factored), true) => factored.1.rows(),
+        // The factored path appends the rows to its operator instead of `h`.
+        let rows = match &self.solver {
+            Solver::Fc3dFactored(factored) => factored.1.rows(),
             _ => &self.h[..],
         };
         for (shape, &pos) in self.blocks.iter().zip(&self.positions) {
@@ -1062,6 +1034,38 @@ fn push_body_inverse(
         delassus.push_body_diagonal(column)
     } else {
         delassus.push_body_dense(nj, inverse)
+    }
+}
+
+/// Adds the terms of the nonsmooth law `law` to `q_alpha`, the rows of an interaction in `q`,
+/// from its output memory `memory` (`ẏ_k` at velocity level, `y_{k−1}` at position level):
+/// `e ẏ_k` of a Newton impact law; with friction, `e_n` on the normal component and `e_t` on the
+/// tangential ones when positive (the normal one only at position level, as Siconos 4.4).
+/// Returns the friction coefficient of a frictional law.
+fn add_law_terms(law: NonsmoothLaw, level: ProblemLevel, memory: &[f64], q_alpha: &mut [f64]) -> Option<f64> {
+    match law {
+        NonsmoothLaw::NewtonImpact { restitution } => {
+            for (qi, yd) in q_alpha.iter_mut().zip(memory) {
+                *qi += restitution * yd;
+            }
+            None
+        }
+        NonsmoothLaw::NewtonImpactFriction { normal_restitution, tangential_restitution, friction, .. } => {
+            if level == ProblemLevel::Position {
+                q_alpha[0] += normal_restitution * memory[0];
+            } else {
+                if normal_restitution > 0.0 {
+                    q_alpha[0] += normal_restitution * memory[0];
+                }
+                if tangential_restitution > 0.0 {
+                    for (qi, yd) in q_alpha.iter_mut().zip(memory).skip(1) {
+                        *qi += tangential_restitution * yd;
+                    }
+                }
+            }
+            Some(friction)
+        }
+        _ => None,
     }
 }
 
