@@ -44,8 +44,10 @@ const NO_BODY: usize = usize::MAX;
 /// their second) of their one or two bodies.
 ///
 /// Built incrementally ([`FactoredDelassus::push_body_diagonal`],
-/// [`FactoredDelassus::push_body_dense`], [`FactoredDelassus::push_contact`]); its buffers can
-/// be reused from one step to the next ([`FactoredDelassus::clear`]).
+/// [`FactoredDelassus::push_body_dense`], then [`FactoredDelassus::push_contact`] per contact, or
+/// [`FactoredDelassus::push_rows`] per contact and [`FactoredDelassus::set_contacts`] with all
+/// their bodies); its buffers can be reused from one step to the next
+/// ([`FactoredDelassus::clear`]).
 #[derive(Clone, Debug)]
 pub struct FactoredDelassus {
     /// Start of body `b`'s velocities in the global velocity vector (`nb + 1` entries).
