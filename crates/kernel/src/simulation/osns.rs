@@ -443,11 +443,16 @@ impl OneStepNsProblem {
         self.memory.clear();
         self.z.clear();
         // The factored operator takes each interaction's rows straight from the interaction
-        // (checked while in cache), instead of the problem's `h`.
+        // (checked while in cache), instead of the problem's `h`; each system's `W⁻¹` when a
+        // first interaction reaches it, and each interaction's bodies, in the pass of `q` (which
+        // reads the same systems).
         let mut operator = match &mut self.solver {
             Solver::Fc3dFactored(factored) => {
                 let mut delassus = std::mem::take(&mut factored.1);
                 delassus.clear();
+                self.slot_body.clear();
+                self.slot_body.resize(nsds.ds_bound(), usize::MAX);
+                self.contact_bodies.clear();
                 Some(delassus)
             }
             _ => None,
@@ -455,13 +460,6 @@ impl OneStepNsProblem {
         self.q.clear();
         self.mu.clear();
         let mut gathered = std::mem::take(&mut self.gathered);
-        // The factored operator: each system's `W⁻¹` when a first interaction reaches it, each
-        // interaction's bodies (in the pass of `q`, which reads the same systems).
-        if operator.is_some() {
-            self.slot_body.clear();
-            self.slot_body.resize(nsds.ds_bound(), usize::MAX);
-            self.contact_bodies.clear();
-        }
         let (mut column, mut inverse, mut bodies) = (Vec::new(), Vec::new(), [0usize; 2]);
         let mut rows = 0;
         let mut n = 0;
@@ -681,8 +679,9 @@ impl OneStepNsProblem {
     /// The factored path of [`OneStepNsProblem::compute_on`] (FC3D): the operator `delassus`
     /// holds the bodies with their `W_j⁻¹` ([`push_body_inverse`]) and the rows `H_α` the
     /// gather appended ([`FactoredDelassus::push_rows`]); their bodies make them its contacts
-    /// ([`FactoredDelassus::set_contacts`]), then the solve from `z` with `q`, `μ` as assembled. Assembly time runs
-    /// from `started`; the operator's buffers go back to the solver for the next step.
+    /// ([`FactoredDelassus::set_contacts`]), then the solve from `z` with `q`, `μ` as
+    /// assembled. Assembly time runs from `started`; the operator's buffers go back to the
+    /// solver for the next step.
     fn solve_factored(
         &mut self,
         mut delassus: FactoredDelassus,
