@@ -306,17 +306,28 @@ impl FactoredDelassus {
     /// `r.len() = 3nc`): `p = Hᵀ r` summed contact by contact, then `M_b⁻¹` per body.
     pub fn body_velocities(&self, r: &[f64], w: &mut [f64]) {
         w.fill(0.0);
-        for c in 0..self.number_of_contacts() {
+        self.add_reactions(0..self.number_of_contacts(), 0, r, w, 0);
+        self.apply_inverses(w);
+    }
+
+    /// `p += (H_c)ᵀ r_c` for the contacts `contacts`, in order: contact `c`'s reaction is
+    /// `r[3(c − first)..]`, and `p` holds the global velocities from `p_base` on.
+    fn add_reactions(&self, contacts: std::ops::Range<usize>, first: usize, r: &[f64], p: &mut [f64], p_base: usize) {
+        for c in contacts {
             let h = &self.h[self.h_starts[c]..self.h_starts[c + 1]];
             let columns = h.len() / 3;
-            let rc = &r[3 * c..3 * c + 3];
+            let rc = &r[3 * (c - first)..3 * (c - first) + 3];
             for (b, off) in self.bodies_of(c) {
-                let start = self.body_starts[b];
-                for (k, wk) in w[start..self.body_starts[b + 1]].iter_mut().enumerate() {
-                    *wk += h[off + k] * rc[0] + h[columns + off + k] * rc[1] + h[2 * columns + off + k] * rc[2];
+                let start = self.body_starts[b] - p_base;
+                for (k, pk) in p[start..start + self.body_size(b)].iter_mut().enumerate() {
+                    *pk += h[off + k] * rc[0] + h[columns + off + k] * rc[1] + h[2 * columns + off + k] * rc[2];
                 }
             }
         }
+    }
+
+    /// `w ← M⁻¹ w` on the global velocities, body by body.
+    fn apply_inverses(&self, w: &mut [f64]) {
         for b in 0..self.number_of_bodies() {
             let (s, e) = (self.body_starts[b], self.body_starts[b + 1]);
             self.apply_inverse(b, &mut w[s..e]);
@@ -564,6 +575,14 @@ struct Context<'a> {
 }
 
 impl Update for Context<'_> {
+    fn add_reactions(&self, contacts: std::ops::Range<usize>, first: usize, r: &[f64], p: &mut [f64], p_base: usize) {
+        self.delassus.add_reactions(contacts, first, r, p, p_base);
+    }
+
+    fn apply_inverses(&self, w: &mut [f64]) {
+        self.delassus.apply_inverses(w);
+    }
+
     #[inline(always)]
     fn update(&self, c: usize, rc: &mut [f64], delta: Option<&mut [f64]>, w: &mut [f64], w_base: usize) -> Option<f64> {
         let d = self.delassus;
@@ -647,6 +666,20 @@ impl Context<'_> {
 trait Update: Sync {
     fn update(&self, c: usize, rc: &mut [f64], delta: Option<&mut [f64]>, w: &mut [f64], w_base: usize) -> Option<f64>;
 
+    /// `p += (H_c)ᵀ r_c` for the contacts `contacts` in order (contact `c`'s reaction at
+    /// `r[3(c − first)..]`; `p` holds the global velocities from `p_base` on).
+    fn add_reactions(&self, contacts: std::ops::Range<usize>, first: usize, r: &[f64], p: &mut [f64], p_base: usize);
+
+    /// `w ← M⁻¹ w` on the global velocities.
+    fn apply_inverses(&self, w: &mut [f64]);
+
+    /// The body velocities `w = M⁻¹ Hᵀ r` ([`FactoredDelassus::body_velocities`]).
+    fn body_velocities(&self, r: &[f64], w: &mut [f64]) {
+        w.fill(0.0);
+        self.add_reactions(0..r.len() / 3, 0, r, w, 0);
+        self.apply_inverses(w);
+    }
+
     /// Updates the contacts `order` (indices into the part: contact `first + i` has reaction
     /// `r[3i..3i + 3]`); the body velocities `w` start at global velocity `w_base`.
     fn sweep(
@@ -687,32 +720,34 @@ struct RigidContext<'a> {
     common: &'a Context<'a>,
 }
 
-impl RigidContext<'_> {
-    /// `w = M⁻¹ Hᵀ r` (as [`FactoredDelassus::body_velocities`], the same sums).
-    fn body_velocities(&self, r: &[f64], w: &mut [f64]) {
-        w.fill(0.0);
-        for (c, k) in self.contacts.iter().enumerate() {
-            let rc = [r[3 * c], r[3 * c + 1], r[3 * c + 2]];
+impl Update for RigidContext<'_> {
+    /// As [`FactoredDelassus::add_reactions`] (the same sums) with fixed sizes.
+    fn add_reactions(&self, contacts: std::ops::Range<usize>, first: usize, r: &[f64], p: &mut [f64], p_base: usize) {
+        for c in contacts {
+            let k = &self.contacts[c];
+            let l = 3 * (c - first);
+            let rc = [r[l], r[l + 1], r[l + 2]];
             for (side, &b) in k.bodies.iter().enumerate() {
                 if b == NO_RIGID {
                     continue;
                 }
-                let s = 6 * b as usize;
-                for (j, wj) in w[s..s + 6].iter_mut().enumerate() {
+                let s = 6 * b as usize - p_base;
+                for (j, pj) in p[s..s + 6].iter_mut().enumerate() {
                     let col = 6 * side + j;
-                    *wj += k.h[0][col] * rc[0] + k.h[1][col] * rc[1] + k.h[2][col] * rc[2];
+                    *pj += k.h[0][col] * rc[0] + k.h[1][col] * rc[1] + k.h[2][col] * rc[2];
                 }
             }
         }
+    }
+
+    fn apply_inverses(&self, w: &mut [f64]) {
         for (wb, m) in w.chunks_exact_mut(6).zip(self.minv) {
             for (x, d) in wb.iter_mut().zip(m) {
                 *x *= d;
             }
         }
     }
-}
 
-impl Update for RigidContext<'_> {
     #[inline(always)]
     fn update(&self, c: usize, rc: &mut [f64], delta: Option<&mut [f64]>, w: &mut [f64], w_base: usize) -> Option<f64> {
         let k = &self.contacts[c];
@@ -955,9 +990,9 @@ impl FactoredNsgsSolver {
                 k
             }));
             let fast = RigidContext { contacts: &self.rigid, minv: &self.minv, common: &context };
-            Ok(iterate(&fast, &|r, w| fast.body_velocities(r, w), problem, o, tolerance, halves, r, state))
+            Ok(iterate(&fast, problem, o, tolerance, halves, r, state))
         } else {
-            Ok(iterate(&context, &|r, w| d.body_velocities(r, w), problem, o, tolerance, halves, r, state))
+            Ok(iterate(&context, problem, o, tolerance, halves, r, state))
         }
     }
 }
@@ -976,7 +1011,6 @@ struct State<'a> {
 #[allow(clippy::too_many_arguments)]
 fn iterate<U: Update>(
     update: &U,
-    velocities: &dyn Fn(&[f64], &mut [f64]),
     problem: &FactoredFc3dProblem,
     o: &NsgsOptions,
     tolerance: f64,
@@ -992,7 +1026,7 @@ fn iterate<U: Update>(
         let nc = problem.number_of_contacts();
         let mut scratch = vec![0.0; 3 * nc];
         w.resize(problem.delassus.velocity_size(), 0.0);
-        velocities(r, w);
+        update.body_velocities(r, w);
         order.clear();
         order.extend(0..nc);
         let mut rng = StdRng::seed_from_u64(o.shuffle_seed);
@@ -1031,7 +1065,17 @@ fn iterate<U: Update>(
                 anderson.extrapolate(r, &problem.mu);
                 accelerate = !anderson.is_disabled();
                 // The extrapolation moved every reaction: the body velocities follow from r.
-                velocities(r, w);
+                let moved = match halves {
+                    Some((layout, worker)) => halves_velocities(update, layout, worker, r, w),
+                    None => {
+                        update.body_velocities(r, w);
+                        Some(())
+                    }
+                };
+                if moved.is_none() {
+                    let residual = problem.error_with(r, &mut scratch, &mut error_w);
+                    return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
+                }
             }
         }
         SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
@@ -1040,7 +1084,7 @@ fn iterate<U: Update>(
         Some(layout) if threaded => std::thread::scope(|scope| {
             let _stop = worker.stop_on_drop();
             let serving = &worker;
-            scope.spawn(move || serving.serve(|job| job.sweep(update, layout)));
+            scope.spawn(move || serving.serve(|job| job.run(update, layout)));
             run(&worker)
         }),
         _ => run(&worker),
@@ -1048,22 +1092,76 @@ fn iterate<U: Update>(
 }
 
 /// Part `B`'s reactions, increments and body velocities during a sweep of the halves schedule,
-/// copied in before and back after (the helper thread owns them in between), and the outcome
-/// of its sweep.
+/// copied in before and back after (the helper thread owns them in between), the task and the
+/// outcome of its sweep.
 #[derive(Debug, Default)]
 struct PartB {
+    task: PartTask,
     r: Vec<f64>,
     delta: Vec<f64>,
     w: Vec<f64>,
     result: Option<f64>,
 }
 
+/// What the helper thread does on part `B`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum PartTask {
+    /// A sweep of its contacts.
+    #[default]
+    Sweep,
+    /// `Σ (H_c)ᵀ r_c` over its contacts, into its bodies' velocities (from zero).
+    Reactions,
+}
+
 impl PartB {
-    /// Sweeps part `B` of `layout` on the copies.
-    fn sweep<U: Update>(&mut self, update: &U, layout: Halves) {
+    /// Runs the task on part `B` of `layout` on the copies.
+    fn run<U: Update>(&mut self, update: &U, layout: Halves) {
         let Halves { na, nb, va, .. } = layout;
-        self.result = update.sweep(na..na + nb, na, &mut self.r, &mut self.delta, &mut self.w, va);
+        match self.task {
+            PartTask::Sweep => {
+                self.result = update.sweep(na..na + nb, na, &mut self.r, &mut self.delta, &mut self.w, va);
+            }
+            PartTask::Reactions => {
+                self.w.fill(0.0);
+                update.add_reactions(na..na + nb, na, &self.r, &mut self.w, va);
+            }
+        }
     }
+}
+
+/// The body velocities `w = M⁻¹ Hᵀ r` in the halves schedule: `Σ (H_c)ᵀ r_c` over `B` on the
+/// worker (its reactions copied in, its bodies' sums back) while `A` runs here, then `S`, then
+/// `M⁻¹`. Each body's sum runs over its contacts in the same order as
+/// [`Update::body_velocities`] (`A` and `B` have no body in common): the same numbers.
+fn halves_velocities<U: Update>(
+    update: &U,
+    layout: Halves,
+    worker: &SpinWorker<PartB>,
+    r: &[f64],
+    w: &mut [f64],
+) -> Option<()> {
+    let Halves { na, nb, va, vb } = layout;
+    let nc = r.len() / 3;
+    let b_range = 3 * na..3 * (na + nb);
+    worker
+        .start(
+            |job| {
+                job.task = PartTask::Reactions;
+                job.r.clear();
+                job.r.extend_from_slice(&r[b_range.clone()]);
+                job.w.clear();
+                job.w.resize(vb - va, 0.0);
+            },
+            |job| job.run(update, layout),
+        )
+        .ok()?;
+    w[..va].fill(0.0);
+    w[vb..].fill(0.0);
+    update.add_reactions(0..na, 0, &r[..3 * na], &mut w[..va], 0);
+    worker.finish(|job| w[va..vb].copy_from_slice(&job.w)).ok()?;
+    update.add_reactions(na + nb..nc, 0, r, w, 0);
+    update.apply_inverses(w);
+    Some(())
 }
 
 /// One sweep of the halves schedule: `B` on the worker (copied in and back) while `A` runs
@@ -1083,6 +1181,7 @@ fn halves_sweep<U: Update>(
     worker
         .start(
             |job| {
+                job.task = PartTask::Sweep;
                 job.r.clear();
                 job.r.extend_from_slice(&r[b_range.clone()]);
                 job.w.clear();
@@ -1090,7 +1189,7 @@ fn halves_sweep<U: Update>(
                 job.delta.clear();
                 job.delta.resize(if record { 3 * nb } else { 0 }, 0.0);
             },
-            |job| job.sweep(update, layout),
+            |job| job.run(update, layout),
         )
         .ok()?;
     let da: &mut [f64] = if record { &mut delta[..3 * na] } else { &mut [] };
