@@ -240,6 +240,28 @@ pub(crate) struct Buffers<'a> {
     pub(crate) period_sum: &'a mut [f64],
 }
 
+impl Buffers<'_> {
+    /// [`first_pass`] on the entries `entries` of the buffers (whole contacts), whose reactions
+    /// `g_k` are `g`: a part of a parallel sweep.
+    pub(crate) fn first_pass_on(
+        &mut self,
+        plan: PassPlan,
+        entries: std::ops::Range<usize>,
+        g: &[f64],
+    ) -> FirstPassSums {
+        let history = entries.start * plan.memory..entries.end * plan.memory;
+        first_pass(
+            plan,
+            g,
+            &self.f[entries.clone()],
+            &mut self.f_previous[entries.clone()],
+            &mut self.g_previous[entries],
+            &mut self.df[history.clone()],
+            &mut self.dg[history],
+        )
+    }
+}
+
 /// Where a sweep stands in an extrapolation period of `length` sweeps
 /// ([`NsgsOptions::anderson_period`](super::nsgs::NsgsOptions::anderson_period)): the
 /// extrapolation works on the map of `length` sweeps, whose `f` is the sum of their increments.

@@ -21,7 +21,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 
 use super::Fc3dProblem;
-use super::anderson::{Anderson, Period};
+use super::anderson::{Anderson, FirstPassSums, PassPlan, Period, SecondPassStep, first_pass, second_pass};
 use super::compute_error::contact_error_squared;
 use super::local::isotropic_inverse;
 use super::nsgs::{Local, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution};
@@ -543,8 +543,11 @@ impl FactoredFc3dProblem {
 /// sharing a body with `A` (`S`), the rest `B` — and the bodies renumbered so that
 /// those of `A` and those of `B` (disjoint sets) are contiguous; a sweep updates `B` on a helper
 /// thread that spins between sweeps (`B`'s reactions, increments and body velocities copied in
-/// and back; inline with one thread) while `A` runs on the calling thread, then `S`. The same
-/// numbers for every thread count. `parallel` with
+/// and back; inline with one thread) while `A` runs on the calling thread, then `S`. The
+/// Anderson extrapolation runs by parts too (as on the assembled `W`): its first pass during the
+/// sweep (`B`'s on the helper thread, which keeps `B`'s history; the sums added `A + B + S`),
+/// its second pass on `B` there while `A` and `S` run here, and the body velocities after it
+/// (`B`'s sums there, then `S`'s). The same numbers for every thread count. `parallel` with
 /// [`NsgsSchedule::Colours`] is rejected ([`FactoredNsgsSolver::new`]): colouring needs the
 /// contact graph of the assembled matrix.
 ///
@@ -1004,8 +1007,8 @@ struct State<'a> {
     anderson: &'a mut Anderson,
 }
 
-/// The NSGS loop of [`FactoredNsgsSolver::run`] with the contact update `update` and the body
-/// velocities `w = M⁻¹ Hᵀ r` by `velocities`. With `halves` and at least two threads in
+/// The NSGS loop of [`FactoredNsgsSolver::run`] with the contact update `update` (which also
+/// gives the body velocities `w = M⁻¹ Hᵀ r`). With `halves` and at least two threads in
 /// rayon's pool, part `B` of each sweep runs on a helper thread that spins between sweeps
 /// ([`SpinWorker`]; inline with one thread: the same numbers).
 #[allow(clippy::too_many_arguments)]
@@ -1019,7 +1022,11 @@ fn iterate<U: Update>(
     state: State<'_>,
 ) -> SolverReport {
     let threaded = halves.is_some() && rayon::current_num_threads() >= 2;
-    let worker = SpinWorker::new(PartB::default(), threaded);
+    let part_b = match halves {
+        Some(layout) if o.anderson_memory > 0 => PartB::with_history(3 * layout.nb, o.anderson_memory),
+        _ => PartB::default(),
+    };
+    let worker = SpinWorker::new(part_b, threaded);
     let run = |worker: &SpinWorker<PartB>| {
         let halves = halves.map(|h| (h, worker));
         let State { w, order, anderson } = state;
@@ -1037,15 +1044,22 @@ fn iterate<U: Update>(
             anderson.reset(o.anderson_memory, r.len());
         }
         let mut error_w = Vec::new();
+        let mut sums = FirstPassSums::default();
         for it in 1..=max_it {
             let period = Period::of_sweep(it, o.anderson_period);
-            let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
+            // The halves schedule forms the first pass of an extrapolation part by part during
+            // the sweep (`B`'s on the helper thread).
+            let plan = if accelerate && period.ends() { anderson.plan() } else { None };
             let swept = match halves {
-                Some((layout, worker)) => halves_sweep(update, layout, worker, r, delta, w),
+                Some((layout, worker)) => {
+                    let history = accelerate.then_some((&mut *anderson, period, plan));
+                    halves_sweep(update, layout, worker, r, history, &mut sums, w)
+                }
                 None => {
                     if o.shuffle {
                         order.shuffle(&mut rng);
                     }
+                    let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
                     update.sweep(order.iter().copied(), 0, r, delta, w, 0)
                 }
             };
@@ -1053,7 +1067,7 @@ fn iterate<U: Update>(
                 let residual = problem.error_with(r, &mut scratch, &mut error_w);
                 return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
             };
-            if accelerate {
+            if accelerate && halves.is_none() {
                 anderson.sum_period_increments(period);
             }
             if let Some(report) =
@@ -1062,7 +1076,19 @@ fn iterate<U: Update>(
                 return report;
             }
             if accelerate && period.ends() && it < max_it {
-                anderson.extrapolate(r, &problem.mu);
+                let extrapolated = match (halves, plan) {
+                    (Some((layout, worker)), Some(plan)) => {
+                        halves_extrapolate(update, layout, worker, r, &problem.mu, anderson, plan, &sums)
+                    }
+                    _ => {
+                        anderson.extrapolate(r, &problem.mu);
+                        Some(())
+                    }
+                };
+                if extrapolated.is_none() {
+                    let residual = problem.error_with(r, &mut scratch, &mut error_w);
+                    return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
+                }
                 accelerate = !anderson.is_disabled();
                 // The extrapolation moved every reaction: the body velocities follow from r.
                 let moved = match halves {
@@ -1084,7 +1110,7 @@ fn iterate<U: Update>(
         Some(layout) if threaded => std::thread::scope(|scope| {
             let _stop = worker.stop_on_drop();
             let serving = &worker;
-            scope.spawn(move || serving.serve(|job| job.run(update, layout)));
+            scope.spawn(move || serving.serve(|job| job.run(update, layout, &problem.mu)));
             run(&worker)
         }),
         _ => run(&worker),
@@ -1092,8 +1118,8 @@ fn iterate<U: Update>(
 }
 
 /// Part `B`'s reactions, increments and body velocities during a sweep of the halves schedule,
-/// copied in before and back after (the helper thread owns them in between), the task and the
-/// outcome of its sweep.
+/// copied in before and back after (the helper thread owns them in between), its share of the
+/// Anderson history (kept by the helper thread for the whole solve), the task and its outcome.
 #[derive(Debug, Default)]
 struct PartB {
     task: PartTask,
@@ -1101,30 +1127,69 @@ struct PartB {
     delta: Vec<f64>,
     w: Vec<f64>,
     result: Option<f64>,
+    /// `B`'s entries of the Anderson vectors `f_{k−1}`, `g_{k−1}`, `Δf`, `Δg` and of the
+    /// period's sum of increments ([`Anderson`]'s layout).
+    f_previous: Vec<f64>,
+    g_previous: Vec<f64>,
+    df: Vec<f64>,
+    dg: Vec<f64>,
+    period_sum: Vec<f64>,
+    /// `B`'s first-pass sums, and whether its extrapolation was finite.
+    sums: FirstPassSums,
+    finite: bool,
 }
 
 /// What the helper thread does on part `B`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 enum PartTask {
-    /// A sweep of its contacts.
+    /// A sweep of its contacts; within an Anderson period, the increments summed over the
+    /// period and, with a plan (the period's last sweep), the first pass.
     #[default]
     Sweep,
+    /// As `Sweep`, recording the increments for Anderson.
+    AcceleratedSweep { period: Period, plan: Option<PassPlan> },
     /// `Σ (H_c)ᵀ r_c` over its contacts, into its bodies' velocities (from zero).
     Reactions,
+    /// The second pass of an extrapolation on its reactions.
+    Extrapolate(SecondPassStep),
 }
 
 impl PartB {
-    /// Runs the task on part `B` of `layout` on the copies.
-    fn run<U: Update>(&mut self, update: &U, layout: Halves) {
+    /// A part of `n` unknowns with an Anderson history of `memory` slots (zeroed, as
+    /// [`Anderson::reset`]).
+    fn with_history(n: usize, memory: usize) -> Self {
+        Self {
+            f_previous: vec![0.0; n],
+            g_previous: vec![0.0; n],
+            df: vec![0.0; n * memory],
+            dg: vec![0.0; n * memory],
+            period_sum: vec![0.0; n],
+            ..Self::default()
+        }
+    }
+
+    /// Runs the task on part `B` of `layout` on the copies (`mu`: the problem's coefficients).
+    fn run<U: Update>(&mut self, update: &U, layout: Halves, mu: &[f64]) {
         let Halves { na, nb, va, .. } = layout;
         match self.task {
             PartTask::Sweep => {
+                self.result = update.sweep(na..na + nb, na, &mut self.r, &mut [], &mut self.w, va);
+            }
+            PartTask::AcceleratedSweep { period, plan } => {
                 self.result = update.sweep(na..na + nb, na, &mut self.r, &mut self.delta, &mut self.w, va);
+                if self.result.is_some() {
+                    period.sum_increments(&mut self.delta, &mut self.period_sum);
+                    if let Some(plan) = plan {
+                        let Self { r, delta, f_previous, g_previous, df, dg, .. } = self;
+                        self.sums = first_pass(plan, r, delta, f_previous, g_previous, df, dg);
+                    }
+                }
             }
             PartTask::Reactions => {
                 self.w.fill(0.0);
                 update.add_reactions(na..na + nb, na, &self.r, &mut self.w, va);
             }
+            PartTask::Extrapolate(step) => self.finite = second_pass(step, &mut self.r, &mu[na..na + nb], &self.dg),
         }
     }
 }
@@ -1140,6 +1205,7 @@ fn halves_velocities<U: Update>(
     r: &[f64],
     w: &mut [f64],
 ) -> Option<()> {
+    // Inline without a thread; `mu` is not read by this task.
     let Halves { na, nb, va, vb } = layout;
     let nc = r.len() / 3;
     let b_range = 3 * na..3 * (na + nb);
@@ -1152,7 +1218,7 @@ fn halves_velocities<U: Update>(
                 job.w.clear();
                 job.w.resize(vb - va, 0.0);
             },
-            |job| job.run(update, layout),
+            |job| job.run(update, layout, &[]),
         )
         .ok()?;
     w[..va].fill(0.0);
@@ -1166,46 +1232,121 @@ fn halves_velocities<U: Update>(
 
 /// One sweep of the halves schedule: `B` on the worker (copied in and back) while `A` runs
 /// here, each with its own reactions, increments and body velocities (disjoint contacts and
-/// bodies), then `S`.
+/// bodies), then `S`. With `history` (Anderson, the sweep's period and, on the period's last
+/// sweep, the plan of an extrapolation), the increments are summed over the period part by
+/// part, and with a plan `sums` receives the first-pass sums `A + B + S` (`B`'s on the
+/// worker, which keeps `B`'s history).
+#[allow(clippy::too_many_arguments)]
 fn halves_sweep<U: Update>(
     update: &U,
     layout: Halves,
     worker: &SpinWorker<PartB>,
     r: &mut [f64],
-    delta: &mut [f64],
+    history: Option<(&mut Anderson, Period, Option<PassPlan>)>,
+    sums: &mut FirstPassSums,
     w: &mut [f64],
 ) -> Option<f64> {
     let Halves { na, nb, va, vb } = layout;
     let nc = r.len() / 3;
-    let (b_range, record) = (3 * na..3 * (na + nb), !delta.is_empty());
+    let s_start = na + nb;
+    let b_range = 3 * na..3 * s_start;
+    let task = match &history {
+        Some((_, period, plan)) => PartTask::AcceleratedSweep { period: *period, plan: *plan },
+        None => PartTask::Sweep,
+    };
     worker
         .start(
             |job| {
-                job.task = PartTask::Sweep;
+                job.task = task;
                 job.r.clear();
                 job.r.extend_from_slice(&r[b_range.clone()]);
                 job.w.clear();
                 job.w.extend_from_slice(&w[va..vb]);
                 job.delta.clear();
-                job.delta.resize(if record { 3 * nb } else { 0 }, 0.0);
+                job.delta.resize(if history.is_some() { 3 * nb } else { 0 }, 0.0);
             },
-            |job| job.run(update, layout),
+            // Inline without a thread; `mu` is not read by a sweep.
+            |job| job.run(update, layout, &[]),
         )
         .ok()?;
-    let da: &mut [f64] = if record { &mut delta[..3 * na] } else { &mut [] };
-    let a = update.sweep(0..na, 0, &mut r[..3 * na], da, &mut w[..va], 0);
-    let b = worker
+    *sums = FirstPassSums::default();
+    let Some((anderson, period, plan)) = history else {
+        let a = update.sweep(0..na, 0, &mut r[..3 * na], &mut [], &mut w[..va], 0);
+        let b = finish_sweep(worker, layout, r, w)?;
+        let s = update.sweep(s_start..nc, 0, r, &mut [], w, 0);
+        return Some(a? + b? + s?);
+    };
+    let mut buffers = anderson.buffers();
+    let a = update.sweep(0..na, 0, &mut r[..3 * na], &mut buffers.f[..3 * na], &mut w[..va], 0);
+    if a.is_some() {
+        period.sum_increments(&mut buffers.f[..3 * na], &mut buffers.period_sum[..3 * na]);
+        if let Some(plan) = plan {
+            sums.add(&buffers.first_pass_on(plan, 0..3 * na, &r[..3 * na]));
+        }
+    }
+    let b = finish_sweep(worker, layout, r, w)?;
+    let sums_b = worker.finish(|job| job.sums).ok()?;
+    let s = update.sweep(s_start..nc, 0, r, buffers.f, w, 0);
+    if s.is_some() {
+        let e = 3 * s_start;
+        period.sum_increments(&mut buffers.f[e..], &mut buffers.period_sum[e..]);
+        if let Some(plan) = plan {
+            sums.add(&sums_b);
+            sums.add(&buffers.first_pass_on(plan, e..3 * nc, &r[e..]));
+        }
+    }
+    Some(a? + b? + s?)
+}
+
+/// Waits for `B`'s sweep and copies its reactions and body velocities back; its outcome.
+fn finish_sweep(worker: &SpinWorker<PartB>, layout: Halves, r: &mut [f64], w: &mut [f64]) -> Option<Option<f64>> {
+    let Halves { na, nb, va, vb } = layout;
+    worker
         .finish(|job| {
-            r[b_range.clone()].copy_from_slice(&job.r);
-            if record {
-                delta[b_range.clone()].copy_from_slice(&job.delta);
-            }
+            r[3 * na..3 * (na + nb)].copy_from_slice(&job.r);
             w[va..vb].copy_from_slice(&job.w);
             job.result
         })
+        .ok()
+}
+
+/// The Anderson extrapolation of the halves schedule after a sweep with `plan` and first-pass
+/// `sums`: the decision here, the second pass on `B` on the worker and on `A`, `S` here; a
+/// non-finite extrapolation anywhere puts every part back to the sweep's output and restarts
+/// the history (as [`Anderson::extrapolate`]).
+#[allow(clippy::too_many_arguments)]
+fn halves_extrapolate<U: Update>(
+    update: &U,
+    layout: Halves,
+    worker: &SpinWorker<PartB>,
+    r: &mut [f64],
+    mu: &[f64],
+    anderson: &mut Anderson,
+    plan: PassPlan,
+    sums: &FirstPassSums,
+) -> Option<()> {
+    let Some(step) = anderson.decide(plan, sums) else { return Some(()) };
+    let Halves { na, nb, .. } = layout;
+    let (s_start, m) = (na + nb, plan.memory);
+    let b_range = 3 * na..3 * s_start;
+    worker.start(|job| job.task = PartTask::Extrapolate(step), |job| job.run(update, layout, mu)).ok()?;
+    let dg = anderson.dg();
+    let finite_a = second_pass(step, &mut r[..3 * na], &mu[..na], &dg[..3 * na * m]);
+    let finite_s = second_pass(step, &mut r[3 * s_start..], &mu[s_start..], &dg[3 * s_start * m..]);
+    let finite_b = worker
+        .finish(|job| {
+            r[b_range.clone()].copy_from_slice(&job.r);
+            job.finite
+        })
         .ok()?;
-    let s = update.sweep(na + nb..nc, 0, r, delta, w, 0);
-    Some(a? + b? + s?)
+    if !(finite_a && finite_b && finite_s) {
+        let g = anderson.g_previous();
+        r[..3 * na].copy_from_slice(&g[..3 * na]);
+        r[3 * s_start..].copy_from_slice(&g[3 * s_start..]);
+        worker.finish(|job| r[b_range.clone()].copy_from_slice(&job.g_previous)).ok()?;
+        anderson.reject();
+    }
+    Some(())
 }
 
 /// Runs `f` on a zeroed scratch vector of length `n`: on the stack for bodies of up to 16

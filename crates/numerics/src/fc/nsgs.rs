@@ -13,7 +13,7 @@ use rayon::prelude::*;
 use sprs::CsMat;
 
 use super::Fc3dProblem;
-use super::anderson::{Anderson, Buffers, FirstPassSums, PassPlan, Period, SecondPassStep, first_pass, second_pass};
+use super::anderson::{Anderson, FirstPassSums, PassPlan, Period, SecondPassStep, first_pass, second_pass};
 use super::colouring::{blocks_match_contacts, colour_contacts};
 use super::compute_error::contact_error_squared;
 use super::local::{
@@ -1140,49 +1140,30 @@ impl<'a> HalvesWorker<'a> {
         self.start(HalvesTask::Sweep { period, plan }, |job| job.shared.copy_from_slice(&r[3 * s_start..]))?;
         let (ra, rest) = r.split_at_mut(3 * na);
         let rs: &[f64] = &rest[3 * (s_start - na)..];
-        let Buffers { f, f_previous, g_previous, df, dg, period_sum } = anderson.buffers();
-        let delta: &mut [f64] = if period.is_some() { &mut f[..3 * na] } else { &mut [] };
+        let mut buffers = anderson.buffers();
+        let delta: &mut [f64] = if period.is_some() { &mut buffers.f[..3 * na] } else { &mut [] };
         let a = part_sweep(self.sweep, self.w, 0, ra, delta, rs, s_start);
         if let (Some(period), Ok(_)) = (period, &a) {
-            period.sum_increments(&mut f[..3 * na], &mut period_sum[..3 * na]);
+            period.sum_increments(&mut buffers.f[..3 * na], &mut buffers.period_sum[..3 * na]);
         }
         *sums = FirstPassSums::default();
         if let (Some(plan), Ok(_)) = (plan, &a) {
-            let m = plan.memory;
-            let (e, em) = (3 * na, 3 * na * m);
-            sums.add(&first_pass(
-                plan,
-                ra,
-                &f[..e],
-                &mut f_previous[..e],
-                &mut g_previous[..e],
-                &mut df[..em],
-                &mut dg[..em],
-            ));
+            sums.add(&buffers.first_pass_on(plan, 0..3 * na, ra));
         }
         let (b, sums_b) = self.finish(|job| {
             r[3 * na..3 * s_start].copy_from_slice(&job.rb);
             (job.result, job.sums)
         })?;
         let (a, b) = (a?, b?);
-        let delta: &mut [f64] = if period.is_some() { f } else { &mut [] };
+        let delta: &mut [f64] = if period.is_some() { buffers.f } else { &mut [] };
         let s = sequential_sweep(self.sweep, s_start..nc, r, delta)?;
+        let e = 3 * s_start;
         if let Some(period) = period {
-            period.sum_increments(&mut f[3 * s_start..], &mut period_sum[3 * s_start..]);
+            period.sum_increments(&mut buffers.f[e..], &mut buffers.period_sum[e..]);
         }
         if let Some(plan) = plan {
             sums.add(&sums_b);
-            let m = plan.memory;
-            let (e, em) = (3 * s_start, 3 * s_start * m);
-            sums.add(&first_pass(
-                plan,
-                &r[e..],
-                &f[e..],
-                &mut f_previous[e..],
-                &mut g_previous[e..],
-                &mut df[em..],
-                &mut dg[em..],
-            ));
+            sums.add(&buffers.first_pass_on(plan, e..3 * nc, &r[e..]));
         }
         Ok(a + b + s)
     }
