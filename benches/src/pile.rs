@@ -31,6 +31,11 @@ impl PileSpec {
         Self(SpherePile::with_spheres(n))
     }
 
+    /// The scene of the binaries' options: `args.n` spheres, jitter seed `args.seed`.
+    pub fn from_args(args: &RunArgs) -> Self {
+        Self(SpherePile { seed: args.seed, ..SpherePile::with_spheres(args.n) })
+    }
+
     /// Checks that the scene is physical: `radius`, `density`, `h` positive and finite,
     /// `friction ≥ 0` finite, `restitution ∈ [0, 1]`, `gravity` finite.
     ///
@@ -129,7 +134,8 @@ impl PileSpec {
 }
 
 /// The options of the pile timing binaries (`mechanics-pile`, `rapier-pile`):
-/// `--n N --steps S --measure M` (defaults 1000, 500, 200) and the boolean flags they accept.
+/// `--n N --steps S --measure M --seed K` (defaults 1000, 500, 200 and the scene's jitter seed
+/// 42) and the boolean flags they accept.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunArgs {
     /// Spheres.
@@ -138,6 +144,8 @@ pub struct RunArgs {
     pub steps: usize,
     /// Last steps measured.
     pub measure: usize,
+    /// Seed of the lattice's jitter ([`SpherePile::seed`]).
+    pub seed: u64,
     /// The boolean flags given (among those accepted).
     pub flags: Vec<String>,
 }
@@ -149,7 +157,7 @@ impl RunArgs {
     /// A sentence for an unknown option, a missing or bad value, `measure ∉ 1..=steps` or
     /// `n = 0`.
     pub fn parse(args: impl IntoIterator<Item = String>, flags: &[&str]) -> Result<Self, String> {
-        let mut out = Self { n: 1000, steps: 500, measure: 200, flags: Vec::new() };
+        let mut out = Self { n: 1000, steps: 500, measure: 200, seed: SpherePile::default().seed, flags: Vec::new() };
         let mut it = args.into_iter();
         while let Some(flag) = it.next() {
             if flags.contains(&flag.as_str()) {
@@ -157,11 +165,13 @@ impl RunArgs {
                 continue;
             }
             let value = it.next().ok_or_else(|| format!("{flag} needs a value"))?;
-            let parsed: usize = value.parse().map_err(|e| format!("{flag} {value}: {e}"))?;
+            let parsed: u64 = value.parse().map_err(|e| format!("{flag} {value}: {e}"))?;
+            let size = usize::try_from(parsed).map_err(|e| format!("{flag} {value}: {e}"));
             match flag.as_str() {
-                "--n" => out.n = parsed,
-                "--steps" => out.steps = parsed,
-                "--measure" => out.measure = parsed,
+                "--n" => out.n = size?,
+                "--steps" => out.steps = size?,
+                "--measure" => out.measure = size?,
+                "--seed" => out.seed = parsed,
                 _ => return Err(format!("unknown option {flag}")),
             }
         }
@@ -286,8 +296,12 @@ mod tests {
         let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let a =
             RunArgs::parse(args(&["--n", "5000", "--parallel", "--measure", "50"]), &["--parallel"]).expect("valid");
-        assert_eq!((a.n, a.steps, a.measure), (5000, 500, 50));
+        assert_eq!((a.n, a.steps, a.measure, a.seed), (5000, 500, 50, 42));
         assert!(a.has("--parallel") && !a.has("--no-sleep"));
+        let b = RunArgs::parse(args(&["--seed", "7", "--n", "30"]), &[]).expect("valid");
+        assert_eq!((b.n, b.seed), (30, 7));
+        assert_eq!(PileSpec::from_args(&b).0, SpherePile { seed: 7, ..SpherePile::with_spheres(30) });
+        assert!(RunArgs::parse(args(&["--seed", "-1"]), &[]).is_err());
         assert!(RunArgs::parse(args(&["--parallel"]), &[]).is_err());
         assert!(RunArgs::parse(args(&["--measure", "600"]), &[]).is_err());
         assert!(RunArgs::parse(args(&["--n", "0"]), &[]).is_err());

@@ -35,12 +35,14 @@ const PARALLEL_THREADS: usize = 2;
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--parallel", "--assembled"])
         .map_err(|e| {
-            format!("{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--parallel] [--assembled]")
+            format!(
+                "{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--seed K] [--parallel] [--assembled]"
+            )
         })?;
     let threads = if args.has("--parallel") { PARALLEL_THREADS } else { 1 };
     rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
     let threads = rayon::current_num_threads();
-    let spec = PileSpec::with_n(args.n);
+    let spec = PileSpec::from_args(&args);
     spec.validate()?;
     let h = spec.h;
     let nsgs = SceneOptions::default_nsgs().with_parallel(args.has("--parallel"));
@@ -87,6 +89,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "engine": "nonsmooth",
         "precision": "f64",
         "n": spec.n,
+        "seed": spec.seed,
         "h": h,
         "steps": args.steps,
         "measured": args.measure,

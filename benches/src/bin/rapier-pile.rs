@@ -150,8 +150,8 @@ fn threads() -> usize {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--no-sleep"])
-        .map_err(|e| format!("{e}\nusage: rapier-pile [--n N] [--steps S] [--measure M] [--no-sleep]"))?;
-    let spec = PileSpec::with_n(args.n);
+        .map_err(|e| format!("{e}\nusage: rapier-pile [--n N] [--steps S] [--measure M] [--seed K] [--no-sleep]"))?;
+    let spec = PileSpec::from_args(&args);
     spec.validate()?;
     let setup = Instant::now();
     let (mut world, handles) = build(&spec, !args.has("--no-sleep"));
@@ -193,6 +193,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "version": rapier_version(),
         "precision": "f32",
         "n": spec.n,
+        "seed": spec.seed,
         "h": spec.h,
         "steps": args.steps,
         "measured": args.measure,
