@@ -576,7 +576,7 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
          update (the rest: iteration matrices, free velocities, state \
          updates); sequential = rayon's global pool of 1 thread (everything on one core, like Rapier's \
          single-threaded pipeline); 2 threads = rayon's global pool of 2 threads: NSGS's parallel sweeps \
-         (`NsgsSchedule::Halves`, from 4096 contacts on: the top and bottom parts of the contacts at the same time, the bottom one on a \
+         (`NsgsSchedule::Halves`, from 8192 contacts on: the top and bottom parts of the contacts at the same time, the bottom one on a \
          helper thread that spins between sweeps, then the layer between \
          them; the Anderson extrapolation and the body velocities after it by the same parts; the same \
          numbers on any thread count); the rest of the step runs on the main thread"

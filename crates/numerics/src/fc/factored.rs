@@ -24,13 +24,20 @@ use super::Fc3dProblem;
 use super::anderson::{Anderson, FirstPassSums, PassPlan, Period, SecondPassStep, first_pass, second_pass};
 use super::compute_error::contact_error_squared;
 use super::local::isotropic_inverse;
-use super::nsgs::{
-    HALVES_MIN_CONTACTS, Local, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution,
-};
+use super::nsgs::{Local, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution};
 use super::problem::{check_finite, check_len, check_mu};
 use super::spin::SpinWorker;
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, all_finite, norm2};
 use crate::{NumericsError, SolverReport, SolverStatus};
+
+/// The factored NSGS sweeps in halves from this many contacts on (chosen when each sweep went
+/// through a rayon join, about 0.1 ms on the 2-core benchmark machine). The assembled NSGS's
+/// 4096 was measured with the helper thread over pile seeds (`mechanics-pile --parallel --seed
+/// K`): faster on 3000 spheres (seeds 1–4, solve 17.8–19.2 against 24.1–35.7 ms per step),
+/// mixed on 5000 (seeds 1–3, 79–84 against 85–87 ms per step), but on 20000 spheres every
+/// trajectory tried came out harder (seed 1: 549 against 480 sweeps per step and 4 of 200
+/// steps at the sweep cap against 0; seed 42: 570 against 533 and 3 against 0), so 8192 stays.
+const FACTORED_HALVES_MIN_CONTACTS: usize = 8192;
 
 /// Marks the absent second body of a contact with one body.
 const NO_BODY: usize = usize::MAX;
@@ -535,7 +542,7 @@ impl FactoredFc3dProblem {
 /// the same meaning: tolerance and sweep cap, one-contact solver (the closed form when
 /// `W_cc = diag(a, b, b)`), relaxation, error evaluation, shuffling, Anderson acceleration.
 ///
-/// Parallel mode (`parallel` with [`NsgsSchedule::Halves`], from 4096 contacts on, without
+/// Parallel mode (`parallel` with [`NsgsSchedule::Halves`], from 8192 contacts on, without
 /// shuffling): the contacts are split as in `Halves` — a first part `A`, the contacts after it
 /// sharing a body with `A` (`S`), the rest `B` — and the bodies renumbered so that
 /// those of `A` and those of `B` (disjoint sets) are contiguous; a sweep updates `B` on a helper
@@ -855,13 +862,7 @@ impl FactoredNsgsSolver {
         }
         let nc = problem.number_of_contacts();
         let o = &self.options;
-        // From the assembled NSGS's threshold on (4096 contacts; it was 8192 while each sweep
-        // went through a rayon join). Measured with the helper thread and the Anderson passes
-        // by parts, over pile seeds 1–4 (`mechanics-pile --n 3000 --parallel --steps 400
-        // --measure 100 --seed K`, about 5200 contacts in the problem): solve 17.8–19.2 ms per
-        // step against 24.1–35.7 from 8192 on, sweeps 84.5–91.8 against 76.8–142.7; 5000
-        // spheres (seeds 1–3, steps 300–500) 79–84 against 85–87 ms per step.
-        if o.parallel && !o.shuffle && nc >= HALVES_MIN_CONTACTS {
+        if o.parallel && !o.shuffle && nc >= FACTORED_HALVES_MIN_CONTACTS {
             return self.solve_in_halves(problem, r, u);
         }
         let report = self.run(problem, r, self.options.tolerance, None)?;

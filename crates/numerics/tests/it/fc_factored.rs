@@ -165,9 +165,9 @@ fn body_velocity_nsgs_follows_the_assembled_nsgs() {
 
 #[test]
 fn halves_schedule_matches_the_assembled_halves() {
-    // 15³ spheres: 3375 bodies and 9900 contacts, above the 4096 of the halves schedule.
+    // 15³ spheres: 3375 bodies and 9900 contacts, above the 8192 of the halves schedule.
     let p = lattice(15, 0.5, 3, false);
-    assert!(p.number_of_contacts() >= 4096);
+    assert!(p.number_of_contacts() >= 8192);
     let assembled = p.to_assembled().expect("assembles");
     let options = options_parallel();
     let (report1, r1) = solve_factored(&p, options.clone());
