@@ -1080,28 +1080,19 @@ fn iterate<U: Update>(
                 return report;
             }
             if accelerate && period.ends() && it < max_it {
-                let extrapolated = match (halves, plan) {
+                // The extrapolation moved every reaction: the body velocities follow from r.
+                let moved = match (halves, plan) {
                     (Some((layout, worker)), Some(plan)) => {
                         halves_extrapolate(update, layout, worker, r, &problem.mu, anderson, plan, &sums)
+                            .and_then(|()| halves_velocities(update, layout, worker, r, w))
                     }
                     _ => {
                         anderson.extrapolate(r, &problem.mu);
-                        Some(())
-                    }
-                };
-                if extrapolated.is_none() {
-                    let residual = problem.error_with(r, &mut scratch, &mut error_w);
-                    return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
-                }
-                accelerate = !anderson.is_disabled();
-                // The extrapolation moved every reaction: the body velocities follow from r.
-                let moved = match halves {
-                    Some((layout, worker)) => halves_velocities(update, layout, worker, r, w),
-                    None => {
                         update.body_velocities(r, w);
                         Some(())
                     }
                 };
+                accelerate = !anderson.is_disabled();
                 if moved.is_none() {
                     let residual = problem.error_with(r, &mut scratch, &mut error_w);
                     return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
@@ -1146,11 +1137,11 @@ struct PartB {
 /// What the helper thread does on part `B`.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 enum PartTask {
-    /// A sweep of its contacts; within an Anderson period, the increments summed over the
-    /// period and, with a plan (the period's last sweep), the first pass.
+    /// A sweep of its contacts.
     #[default]
     Sweep,
-    /// As `Sweep`, recording the increments for Anderson.
+    /// A sweep recording its increments for Anderson: summed over the `period` and, with a
+    /// `plan` (the period's last sweep), the first pass on `B`'s history.
     AcceleratedSweep { period: Period, plan: Option<PassPlan> },
     /// `Σ (H_c)ᵀ r_c` over its contacts, into its bodies' velocities (from zero).
     Reactions,
@@ -1209,7 +1200,6 @@ fn halves_velocities<U: Update>(
     r: &[f64],
     w: &mut [f64],
 ) -> Option<()> {
-    // Inline without a thread; `mu` is not read by this task.
     let Halves { na, nb, va, vb } = layout;
     let nc = r.len() / 3;
     let b_range = 3 * na..3 * (na + nb);
@@ -1222,6 +1212,7 @@ fn halves_velocities<U: Update>(
                 job.w.clear();
                 job.w.resize(vb - va, 0.0);
             },
+            // Inline without a thread; `mu` is not read by this task.
             |job| job.run(update, layout, &[]),
         )
         .ok()?;
