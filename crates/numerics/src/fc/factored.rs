@@ -1267,7 +1267,7 @@ fn halves_sweep<U: Update>(
     *sums = FirstPassSums::default();
     let Some((anderson, period, plan)) = history else {
         let a = update.sweep(0..na, 0, &mut r[..3 * na], &mut [], &mut w[..va], 0);
-        let b = finish_sweep(worker, layout, r, w)?;
+        let (b, _) = finish_sweep(worker, layout, r, w)?;
         let s = update.sweep(s_start..nc, 0, r, &mut [], w, 0);
         return Some(a? + b? + s?);
     };
@@ -1279,8 +1279,7 @@ fn halves_sweep<U: Update>(
             sums.add(&buffers.first_pass_on(plan, 0..3 * na, &r[..3 * na]));
         }
     }
-    let b = finish_sweep(worker, layout, r, w)?;
-    let sums_b = worker.finish(|job| job.sums).ok()?;
+    let (b, sums_b) = finish_sweep(worker, layout, r, w)?;
     let s = update.sweep(s_start..nc, 0, r, buffers.f, w, 0);
     if s.is_some() {
         let e = 3 * s_start;
@@ -1293,14 +1292,20 @@ fn halves_sweep<U: Update>(
     Some(a? + b? + s?)
 }
 
-/// Waits for `B`'s sweep and copies its reactions and body velocities back; its outcome.
-fn finish_sweep(worker: &SpinWorker<PartB>, layout: Halves, r: &mut [f64], w: &mut [f64]) -> Option<Option<f64>> {
+/// Waits for `B`'s sweep and copies its reactions and body velocities back; its outcome and
+/// first-pass sums.
+fn finish_sweep(
+    worker: &SpinWorker<PartB>,
+    layout: Halves,
+    r: &mut [f64],
+    w: &mut [f64],
+) -> Option<(Option<f64>, FirstPassSums)> {
     let Halves { na, nb, va, vb } = layout;
     worker
         .finish(|job| {
             r[3 * na..3 * (na + nb)].copy_from_slice(&job.r);
             w[va..vb].copy_from_slice(&job.w);
-            job.result
+            (job.result, job.sums)
         })
         .ok()
 }
