@@ -408,12 +408,14 @@ impl FactoredDelassus {
         Ok(NumericsMatrix::SparseBlock(SparseBlockMatrix::new(ends.clone(), ends, row_ptr, col_idx, values)?))
     }
 
-    /// A copy with the contacts in the order `contacts` (new contact `i` is old contact
-    /// `contacts[i]`) and the bodies in the order `bodies` (new body `j` is old body
-    /// `bodies[j]`; every body of a listed contact must be listed).
-    fn permuted(&self, contacts: &[usize], bodies: &[usize]) -> Self {
-        let mut new_index = vec![NO_BODY; self.number_of_bodies()];
-        let mut out = Self::new();
+    /// Writes into `out` a copy with the contacts in the order `contacts` (new contact `i` is
+    /// old contact `contacts[i]`) and the bodies in the order `bodies` (new body `j` is old body
+    /// `bodies[j]`; every body of a listed contact must be listed); `new_index` is a workspace.
+    /// `out`'s buffers are reused.
+    fn permute_into(&self, contacts: &[usize], bodies: &[usize], new_index: &mut Vec<usize>, out: &mut Self) {
+        new_index.clear();
+        new_index.resize(self.number_of_bodies(), NO_BODY);
+        out.clear();
         for (j, &b) in bodies.iter().enumerate() {
             new_index[b] = j;
             let inv = &self.inverse[self.inverse_starts[b]..self.inverse_starts[b + 1]];
@@ -429,7 +431,6 @@ impl FactoredDelassus {
             out.h.extend_from_slice(&self.h[self.h_starts[c]..self.h_starts[c + 1]]);
             out.h_starts.push(out.h.len());
         }
-        out
     }
 }
 
@@ -568,6 +569,28 @@ pub struct FactoredNsgsSolver {
     anderson: Anderson,
     rigid: Vec<Rigid>,
     minv: Vec<[f64; 6]>,
+    /// The halves schedule's renumbered copy of the problem and its workspaces, kept from one
+    /// solve to the next (no allocation in steady state).
+    halves: HalvesBuffers,
+}
+
+/// The buffers of [`FactoredNsgsSolver`]'s halves schedule.
+#[derive(Debug, Default)]
+struct HalvesBuffers {
+    /// The renumbered problem's operator, `q` and `μ`.
+    delassus: FactoredDelassus,
+    q: Vec<f64>,
+    mu: Vec<f64>,
+    /// Its reactions.
+    r: Vec<f64>,
+    /// The new order of the contacts and of the bodies, the old bodies' new numbers.
+    contacts: Vec<usize>,
+    bodies: Vec<usize>,
+    new_index: Vec<usize>,
+    /// Whether each body is one of `A`, one of `B`; whether each contact is in `S`.
+    in_a: Vec<bool>,
+    in_b: Vec<bool>,
+    separator: Vec<bool>,
 }
 
 /// What the contact updates read.
@@ -828,6 +851,7 @@ impl FactoredNsgsSolver {
             anderson: Anderson::default(),
             rigid: Vec::new(),
             minv: Vec::new(),
+            halves: HalvesBuffers::default(),
         })
     }
 
@@ -883,48 +907,79 @@ impl FactoredNsgsSolver {
         let d = &problem.delassus;
         let nc = problem.number_of_contacts();
         let nbodies = d.number_of_bodies();
-        // The bodies of the contacts before `half`, and the separator of that split.
-        let split = |half: usize| {
-            let mut in_a = vec![false; nbodies];
+        // The buffers of the last solve, given back below.
+        let mut buffers = std::mem::take(&mut self.halves);
+        let HalvesBuffers { delassus, q, mu, r: rp, contacts, bodies, new_index, in_a, in_b, separator } = &mut buffers;
+        // The bodies of the contacts before `half` (`in_a`), and the separator of that split.
+        let split = |half: usize, in_a: &mut Vec<bool>, separator: &mut Vec<bool>| {
+            in_a.clear();
+            in_a.resize(nbodies, false);
             for c in 0..half {
                 for (b, _) in d.bodies_of(c) {
                     in_a[b] = true;
                 }
             }
-            let separator: Vec<bool> = (0..nc).map(|c| c >= half && d.bodies_of(c).any(|(b, _)| in_a[b])).collect();
-            (in_a, separator)
+            separator.clear();
+            separator.extend((0..nc).map(|c| c >= half && d.bodies_of(c).any(|(b, _)| in_a[b])));
         };
         // The split of the assembled NSGS: `A` about as large as `B`.
-        let first = split(nc / 2).1.iter().filter(|&&s| s).count();
+        split(nc / 2, in_a, separator);
+        let first = separator.iter().filter(|&&s| s).count();
         let half = (nc - first) / 2;
-        let (in_a, separator) = split(half);
-        let mut contacts: Vec<usize> = (0..half).collect();
+        split(half, in_a, separator);
+        contacts.clear();
+        contacts.extend(0..half);
         contacts.extend((half..nc).filter(|&c| !separator[c]));
         let nb = contacts.len() - half;
         contacts.extend((half..nc).filter(|&c| separator[c]));
-        let mut in_b = vec![false; nbodies];
+        in_b.clear();
+        in_b.resize(nbodies, false);
         for &c in &contacts[half..half + nb] {
             for (b, _) in d.bodies_of(c) {
                 in_b[b] = true;
             }
         }
-        let mut bodies: Vec<usize> = (0..nbodies).filter(|&b| in_a[b]).collect();
+        bodies.clear();
+        bodies.extend((0..nbodies).filter(|&b| in_a[b]));
         let va: usize = bodies.iter().map(|&b| d.body_size(b)).sum();
         bodies.extend((0..nbodies).filter(|&b| in_b[b]));
         let vb: usize = bodies.iter().map(|&b| d.body_size(b)).sum();
         bodies.extend((0..nbodies).filter(|&b| !in_a[b] && !in_b[b]));
-        let permuted = FactoredFc3dProblem {
-            delassus: d.permuted(&contacts, &bodies),
-            q: contacts.iter().flat_map(|&c| problem.q[3 * c..3 * c + 3].iter().copied()).collect(),
-            mu: contacts.iter().map(|&c| problem.mu[c]).collect(),
-        };
+        d.permute_into(contacts, bodies, new_index, delassus);
+        q.clear();
+        q.extend(contacts.iter().flat_map(|&c| problem.q[3 * c..3 * c + 3].iter().copied()));
+        mu.clear();
+        mu.extend(contacts.iter().map(|&c| problem.mu[c]));
+        let permuted =
+            FactoredFc3dProblem { delassus: std::mem::take(delassus), q: std::mem::take(q), mu: std::mem::take(mu) };
         let layout = Halves { na: half, nb, va, vb };
-        let mut rp: Vec<f64> = contacts.iter().flat_map(|&c| r[3 * c..3 * c + 3].iter().copied()).collect();
+        rp.clear();
+        rp.extend(contacts.iter().flat_map(|&c| r[3 * c..3 * c + 3].iter().copied()));
+        let report = self.halves_attempts(problem, &permuted, rp, contacts, layout, r, u);
+        (buffers.delassus, buffers.q, buffers.mu) = permuted.into_parts();
+        self.halves = buffers;
+        report
+    }
+
+    /// The sweeps of [`FactoredNsgsSolver::solve_in_halves`] on the renumbered `permuted` (its
+    /// reactions `rp`, its contacts the original ones `contacts`), resumed with a halved
+    /// tolerance while the original's error is above the tolerance (at most 3 times).
+    #[allow(clippy::too_many_arguments)]
+    fn halves_attempts(
+        &mut self,
+        problem: &FactoredFc3dProblem,
+        permuted: &FactoredFc3dProblem,
+        rp: &mut [f64],
+        contacts: &[usize],
+        layout: Halves,
+        r: &mut [f64],
+        u: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
         let tolerance = self.options.tolerance;
         let mut iterations = 0;
         let mut attempts = 0;
         loop {
-            let report = self.run(&permuted, &mut rp, tolerance * 0.5f64.powi(attempts), Some(layout))?;
+            let report = self.run(permuted, rp, tolerance * 0.5f64.powi(attempts), Some(layout))?;
             iterations += report.iterations;
             for (i, &c) in contacts.iter().enumerate() {
                 r[3 * c..3 * c + 3].copy_from_slice(&rp[3 * i..3 * i + 3]);
