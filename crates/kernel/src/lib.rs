@@ -30,6 +30,7 @@
 //! # Ok(()) }
 //! ```
 
+mod cache;
 mod error;
 pub mod io;
 mod linalg;

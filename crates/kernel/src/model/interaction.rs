@@ -162,6 +162,31 @@ impl std::fmt::Debug for Interaction {
 }
 
 impl Interaction {
+    /// Asks the cache for the lines a one-step problem's gather will read of this interaction
+    /// ([`crate::cache::prefetch`]): the law and whether `∂h/∂t` is present, the systems and their
+    /// offsets, the sizes, `ẏ` memory and `λ` at `level`, and every line of `H`. The gather
+    /// visits the interactions in the problem's order, scattered in memory: issued a few
+    /// interactions ahead, these hints overlap their cache misses with the current copies.
+    pub(crate) fn prefetch_gathered(&self, level: usize) {
+        use crate::cache::prefetch;
+        prefetch(&self.law);
+        prefetch(&self.has_h_dot);
+        prefetch(&self.v_work);
+        prefetch(&self.ds);
+        prefetch(&self.size);
+        prefetch(&self.y_memory[level]);
+        prefetch(&self.lambda[level]);
+        prefetch(&self.h_rows);
+        // One value per cache line of `H` (8 values of 8 bytes).
+        for value in self.h_rows.iter().step_by(8) {
+            prefetch(value);
+        }
+        if let Some(last) = self.h_rows.last() {
+            prefetch(last);
+        }
+        prefetch(&self.offsets);
+    }
+
     /// Size `m` of `y` and `λ`.
     pub fn size(&self) -> usize {
         self.size

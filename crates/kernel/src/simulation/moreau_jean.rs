@@ -549,6 +549,16 @@ impl super::osns::FreeState for MoreauJeanOsi {
         let span = self.spans[ds.index()];
         span.diagonal.then(|| &self.vectors.diagonal[span.range()])
     }
+
+    fn prefetch(&self, ds: DsId) {
+        let range = self.spans[ds.index()].range();
+        for values in [&self.vectors.v_free[range.clone()], &self.vectors.diagonal[range]] {
+            if let (Some(first), Some(last)) = (values.first(), values.last()) {
+                crate::cache::prefetch(first);
+                crate::cache::prefetch(last);
+            }
+        }
+    }
 }
 
 /// The iteration matrix of a nonlinear system, `W = M(q) + c_v ∂F/∂v + c_q ∂F/∂q` (the force

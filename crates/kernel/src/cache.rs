@@ -1,0 +1,13 @@
+//! Cache hints for the passes that visit interactions and systems in scattered order.
+
+/// Asks the processor to bring the cache line that holds `value` into every level of its caches,
+/// without waiting for it (`prefetcht0` on x86-64; nothing on other targets). A hint only: it
+/// reads nothing, cannot fault and changes no value, so a pass that issues it for the item it
+/// will read a few iterations later overlaps that item's cache misses with the current work.
+#[inline(always)]
+pub(crate) fn prefetch<T>(value: &T) {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
+    safe_arch::prefetch_t0(value);
+    #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
+    let _ = value;
+}
