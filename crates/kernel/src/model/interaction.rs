@@ -176,15 +176,40 @@ impl Interaction {
         prefetch(&self.size);
         prefetch(&self.y_memory[level]);
         prefetch(&self.lambda[level]);
+        self.prefetch_rows();
+    }
+
+    /// The hints for every line of `H` and for the systems' column offsets.
+    fn prefetch_rows(&self) {
+        use crate::cache::prefetch;
         prefetch(&self.h_rows);
-        // One value per cache line of `H` (8 values of 8 bytes).
-        for value in self.h_rows.iter().step_by(8) {
+        // One value per cache line of `H`.
+        for value in self.h_rows.iter().step_by(F64_PER_LINE) {
             prefetch(value);
         }
         if let Some(last) = self.h_rows.last() {
             prefetch(last);
         }
         prefetch(&self.offsets);
+    }
+
+    /// Asks the cache for every line of this interaction ([`crate::cache::prefetch`]), for the
+    /// passes that read and write all of it (outputs and Jacobians, [`super::Nsds`]'s batches).
+    pub(crate) fn prefetch_all(&self) {
+        use crate::cache::prefetch;
+        prefetch(&self.relation);
+        prefetch(&self.q_work);
+        prefetch(&self.h_dot);
+        prefetch(&self.jacobian);
+        prefetch(&self.first_order);
+        prefetch(&self.ds);
+        for level in 0..LEVELS {
+            prefetch(&self.y[level]);
+            prefetch(&self.y_memory[level]);
+            prefetch(&self.lambda[level]);
+        }
+        prefetch(&self.has_h_dot);
+        self.prefetch_rows();
     }
 
     /// Size `m` of `y` and `λ`.
@@ -269,17 +294,6 @@ impl Interaction {
         self.h_rows[i * self.v_work.len() + j]
     }
 
-    /// Reads one entry per cache line of `H` (row-major copy) and the first entry of the outputs
-    /// `y[0]`, `y[1]`, and returns their sum. The output and Jacobian passes call it on a batch
-    /// of interactions ([`touch_batch`]) before they evaluate the batch: these independent loads
-    /// miss in parallel, where the evaluation's stores into the scattered buffers would wait on
-    /// one missing line after the other. Measured on the 5000-sphere pile (sequential, steps
-    /// 300–400): the step's update phase 20.4 → 13.7 ms.
-    pub(crate) fn touch(&self) -> f64 {
-        let first = |v: &[f64]| v.first().copied().unwrap_or(0.0);
-        self.h_rows.iter().step_by(F64_PER_LINE).sum::<f64>() + first(&self.y[0]) + first(&self.y[1])
-    }
-
     /// Copies the outputs into their memories.
     pub(crate) fn swap_output_memories(&mut self) {
         for level in 0..LEVELS {
@@ -298,10 +312,3 @@ impl Interaction {
 
 /// `f64` values per 64-byte cache line.
 const F64_PER_LINE: usize = 8;
-
-/// [`Interaction::touch`] on a batch of interactions; the sum is passed to
-/// [`std::hint::black_box`] so that the loads are kept.
-pub(crate) fn touch_batch<'a>(batch: impl IntoIterator<Item = &'a Interaction>) {
-    let sum: f64 = batch.into_iter().map(Interaction::touch).sum();
-    std::hint::black_box(sum);
-}
