@@ -24,7 +24,9 @@ use super::Fc3dProblem;
 use super::anderson::{Anderson, FirstPassSums, PassPlan, Period, SecondPassStep, first_pass, second_pass};
 use super::compute_error::contact_error_squared;
 use super::local::isotropic_inverse;
-use super::nsgs::{Local, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution};
+use super::nsgs::{
+    Local, NsgsErrorEvaluation, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution,
+};
 use super::problem::{check_finite, check_len, check_mu};
 use super::spin::SpinWorker;
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, all_finite, norm2};
@@ -547,8 +549,12 @@ impl FactoredFc3dProblem {
 /// shuffling): the contacts are split as in `Halves` — a first part `A`, the contacts after it
 /// sharing a body with `A` (`S`), the rest `B` — and the bodies renumbered so that
 /// those of `A` and those of `B` (disjoint sets) are contiguous; a sweep updates `B` on a helper
-/// thread that spins between sweeps (`B`'s reactions, increments and body velocities copied in
-/// and back; inline with one thread) while `A` runs on the calling thread, then `S`. The
+/// thread that spins between sweeps (inline with one thread) while `A` runs on the calling
+/// thread, then `S`. The helper thread keeps `B`'s reactions, increments and body velocities
+/// for the whole solve: at each sweep only the velocities of the bodies of `B` that `S` touches
+/// go to it and come back (all of `B`'s after the body velocities are recomputed), and `B`'s
+/// reactions come back only for a full error and at the end; the norm of the reactions of the
+/// light error is summed part after part in order (`B`'s there). The
 /// Anderson extrapolation runs by parts too (as on the assembled `W`): its first pass during the
 /// sweep (`B`'s on the helper thread, which keeps `B`'s history; the sums added `A + B + S`),
 /// its second pass on `B` there while `A` and `S` run here, and the body velocities after it
@@ -591,6 +597,8 @@ struct HalvesBuffers {
     in_a: Vec<bool>,
     in_b: Vec<bool>,
     separator: Vec<bool>,
+    /// The velocities (renumbered) of the bodies of `B` that contacts of `S` also touch.
+    boundary: Vec<std::ops::Range<usize>>,
 }
 
 /// What the contact updates read.
@@ -909,7 +917,8 @@ impl FactoredNsgsSolver {
         let nbodies = d.number_of_bodies();
         // The buffers of the last solve, given back below.
         let mut buffers = std::mem::take(&mut self.halves);
-        let HalvesBuffers { delassus, q, mu, r: rp, contacts, bodies, new_index, in_a, in_b, separator } = &mut buffers;
+        let HalvesBuffers { delassus, q, mu, r: rp, contacts, bodies, new_index, in_a, in_b, separator, boundary } =
+            &mut buffers;
         // The bodies of the contacts before `half` (`in_a`), and the separator of that split.
         let split = |half: usize, in_a: &mut Vec<bool>, separator: &mut Vec<bool>| {
             in_a.clear();
@@ -946,6 +955,19 @@ impl FactoredNsgsSolver {
         let vb: usize = bodies.iter().map(|&b| d.body_size(b)).sum();
         bodies.extend((0..nbodies).filter(|&b| !in_a[b] && !in_b[b]));
         d.permute_into(contacts, bodies, new_index, delassus);
+        // The bodies of `B` whose velocities the sweep of `S` reads and writes (exchanged with
+        // the helper thread at each sweep; the rest of `B`'s stay there).
+        boundary.clear();
+        for c in half + nb..nc {
+            for (b, _) in delassus.bodies_of(c) {
+                let start = delassus.body_starts[b];
+                if (va..vb).contains(&start) {
+                    boundary.push(start..start + delassus.body_size(b));
+                }
+            }
+        }
+        boundary.sort_unstable_by_key(|v| v.start);
+        boundary.dedup();
         q.clear();
         q.extend(contacts.iter().flat_map(|&c| problem.q[3 * c..3 * c + 3].iter().copied()));
         mu.clear();
@@ -955,7 +977,7 @@ impl FactoredNsgsSolver {
         let layout = Halves { na: half, nb, va, vb };
         rp.clear();
         rp.extend(contacts.iter().flat_map(|&c| r[3 * c..3 * c + 3].iter().copied()));
-        let report = self.halves_attempts(problem, &permuted, rp, contacts, layout, r, u);
+        let report = self.halves_attempts(problem, &permuted, rp, contacts, (layout, &boundary[..]), r, u);
         (buffers.delassus, buffers.q, buffers.mu) = permuted.into_parts();
         self.halves = buffers;
         report
@@ -971,7 +993,7 @@ impl FactoredNsgsSolver {
         permuted: &FactoredFc3dProblem,
         rp: &mut [f64],
         contacts: &[usize],
-        layout: Halves,
+        layout: (Halves, &[std::ops::Range<usize>]),
         r: &mut [f64],
         u: &mut [f64],
     ) -> Result<SolverReport, NumericsError> {
@@ -1006,7 +1028,7 @@ impl FactoredNsgsSolver {
         problem: &FactoredFc3dProblem,
         r: &mut [f64],
         tolerance: f64,
-        halves: Option<Halves>,
+        halves: Option<(Halves, &[std::ops::Range<usize>])>,
     ) -> Result<SolverReport, NumericsError> {
         let d = &problem.delassus;
         let nc = problem.number_of_contacts();
@@ -1076,18 +1098,21 @@ fn iterate<U: Update>(
     problem: &FactoredFc3dProblem,
     o: &NsgsOptions,
     tolerance: f64,
-    halves: Option<Halves>,
+    halves: Option<(Halves, &[std::ops::Range<usize>])>,
     r: &mut [f64],
     state: State<'_>,
 ) -> SolverReport {
     let threaded = halves.is_some() && rayon::current_num_threads() >= 2;
     let part_b = match halves {
-        Some(layout) if o.anderson_memory > 0 => PartB::with_history(3 * layout.nb, o.anderson_memory),
+        Some((layout, _)) if o.anderson_memory > 0 => PartB::with_history(3 * layout.nb, o.anderson_memory),
         _ => PartB::default(),
     };
+    let light_error = o.error_evaluation == NsgsErrorEvaluation::LightWithFullFinal;
     let worker = SpinWorker::new(part_b, threaded);
     let run = |worker: &SpinWorker<PartB>| {
-        let halves = halves.map(|h| (h, worker));
+        let halves = halves.map(|(layout, boundary)| Part { layout, boundary, worker });
+        let mut held = Held::default();
+        let mut norm_r = f64::NAN;
         let State { w, order, anderson } = state;
         let nc = problem.number_of_contacts();
         let mut scratch = vec![0.0; 3 * nc];
@@ -1110,9 +1135,10 @@ fn iterate<U: Update>(
             // the sweep (`B`'s on the helper thread).
             let plan = if accelerate && period.ends() { anderson.plan() } else { None };
             let swept = match halves {
-                Some((layout, worker)) => {
+                Some(part) => {
                     let history = accelerate.then_some((&mut *anderson, period, plan));
-                    halves_sweep(update, layout, worker, r, history, &mut sums, w)
+                    let norm = light_error.then_some(&mut norm_r);
+                    halves_sweep(update, part, &mut held, r, history, &mut sums, w, norm)
                 }
                 None => {
                     if o.shuffle {
@@ -1123,24 +1149,32 @@ fn iterate<U: Update>(
                 }
             };
             let Some(increment) = swept else {
+                if let Some(part) = halves {
+                    part.fetch_reactions(&held, r);
+                }
                 let residual = problem.error_with(r, &mut scratch, &mut error_w);
                 return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
             };
             if accelerate && halves.is_none() {
                 anderson.sum_period_increments(period);
             }
-            if let Some(report) =
-                stopping.check(it, increment, r, &mut |r| problem.error_with(r, &mut scratch, &mut error_w))
-            {
+            let stop = match halves {
+                // `B`'s reactions are fetched from the helper thread only for a full error.
+                Some(part) => stopping.check(it, increment, &mut || norm_r, &mut || {
+                    part.fetch_reactions(&held, r);
+                    problem.error_with(r, &mut scratch, &mut error_w)
+                }),
+                None => stopping
+                    .check(it, increment, &mut || norm2(r), &mut || problem.error_with(r, &mut scratch, &mut error_w)),
+            };
+            if let Some(report) = stop {
                 return report;
             }
             if accelerate && period.ends() && it < max_it {
                 // The extrapolation moved every reaction: the body velocities follow from r.
                 let moved = match (halves, plan) {
-                    (Some((layout, worker)), Some(plan)) => {
-                        halves_extrapolate(update, layout, worker, r, &problem.mu, anderson, plan, &sums)
-                            .and_then(|()| halves_velocities(update, layout, worker, r, w))
-                    }
+                    (Some(part), Some(plan)) => halves_extrapolate(update, part, r, &problem.mu, anderson, plan, &sums)
+                        .and_then(|()| halves_velocities(update, part, &mut held, r, w)),
                     _ => {
                         anderson.extrapolate(r, &problem.mu);
                         update.body_velocities(r, w);
@@ -1149,6 +1183,9 @@ fn iterate<U: Update>(
                 };
                 accelerate = !anderson.is_disabled();
                 if moved.is_none() {
+                    if let Some(part) = halves {
+                        part.fetch_reactions(&held, r);
+                    }
                     let residual = problem.error_with(r, &mut scratch, &mut error_w);
                     return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
                 }
@@ -1157,7 +1194,7 @@ fn iterate<U: Update>(
         SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
     };
     match halves {
-        Some(layout) if threaded => std::thread::scope(|scope| {
+        Some((layout, _)) if threaded => std::thread::scope(|scope| {
             let _stop = worker.stop_on_drop();
             let serving = &worker;
             scope.spawn(move || serving.serve(|job| job.run(update, layout, &problem.mu)));
@@ -1167,9 +1204,46 @@ fn iterate<U: Update>(
     }
 }
 
-/// Part `B`'s reactions, increments and body velocities during a sweep of the halves schedule,
-/// copied in before and back after (the helper thread owns them in between), its share of the
-/// Anderson history (kept by the helper thread for the whole solve), the task and its outcome.
+/// Part `B` of the halves schedule: its layout, the velocities of its bodies that `S` touches
+/// ([`HalvesBuffers::boundary`]) and the helper thread that holds its reactions and velocities
+/// during a solve.
+#[derive(Clone, Copy)]
+struct Part<'a> {
+    layout: Halves,
+    boundary: &'a [std::ops::Range<usize>],
+    worker: &'a SpinWorker<PartB>,
+}
+
+/// What the helper thread holds of part `B` during a solve: its reactions once handed over
+/// (the caller's copy is then stale until fetched back), and whether its body velocities are
+/// current (else the next sweep hands all of them over, not only the boundary's).
+#[derive(Debug, Default)]
+struct Held {
+    reactions: bool,
+    velocities: bool,
+}
+
+impl Part<'_> {
+    /// Copies `B`'s reactions from the helper thread into `r` (when it holds them), for an
+    /// evaluation of the full error or the solve's result. No task is running.
+    fn fetch_reactions(&self, held: &Held, r: &mut [f64]) {
+        if held.reactions {
+            let Halves { na, nb, .. } = self.layout;
+            // A poisoned state leaves `r` as it is; the solve reports from the error.
+            let _ = self.worker.finish(|job| r[3 * na..3 * (na + nb)].copy_from_slice(&job.r));
+        }
+    }
+}
+
+/// `acc + Σ x_i²` in order: with `acc = −0` over a whole vector, `‖x‖²` as [`norm2`] sums it,
+/// so that the parts of a vector summed one after the other give the same number.
+fn add_squares(acc: f64, x: &[f64]) -> f64 {
+    x.iter().fold(acc, |a, v| a + v * v)
+}
+
+/// Part `B`'s reactions, increments and body velocities, held by the helper thread for a whole
+/// solve of the halves schedule ([`Held`] says what the calling thread handed over), its share
+/// of the Anderson history, the task and its outcome.
 #[derive(Debug, Default)]
 struct PartB {
     task: PartTask,
@@ -1187,6 +1261,8 @@ struct PartB {
     /// `B`'s first-pass sums, and whether its extrapolation was finite.
     sums: FirstPassSums,
     finite: bool,
+    /// The running sum of squares of the reactions ([`PartTask::SquaresFrom`]).
+    squares: f64,
 }
 
 /// What the helper thread does on part `B`.
@@ -1202,6 +1278,8 @@ enum PartTask {
     Reactions,
     /// The second pass of an extrapolation on its reactions.
     Extrapolate(SecondPassStep),
+    /// The sum of squares of `A`'s reactions (given) continued over `B`'s ([`add_squares`]).
+    SquaresFrom(f64),
 }
 
 impl PartB {
@@ -1218,7 +1296,8 @@ impl PartB {
         }
     }
 
-    /// Runs the task on part `B` of `layout` on the copies (`mu`: the problem's coefficients).
+    /// Runs the task on part `B` of `layout` on the state it holds (`mu`: the problem's
+    /// coefficients).
     fn run<U: Update>(&mut self, update: &U, layout: Halves, mu: &[f64]) {
         let Halves { na, nb, va, .. } = layout;
         match self.task {
@@ -1240,140 +1319,167 @@ impl PartB {
                 update.add_reactions(na..na + nb, na, &self.r, &mut self.w, va);
             }
             PartTask::Extrapolate(step) => self.finite = second_pass(step, &mut self.r, &mu[na..na + nb], &self.dg),
+            PartTask::SquaresFrom(acc) => self.squares = add_squares(acc, &self.r),
         }
     }
 }
 
 /// The body velocities `w = M⁻¹ Hᵀ r` in the halves schedule: `Σ (H_c)ᵀ r_c` over `B` on the
-/// worker (its reactions copied in, its bodies' sums back) while `A` runs here, then `S`, then
-/// `M⁻¹`. Each body's sum runs over its contacts in the same order as
-/// [`Update::body_velocities`] (`A` and `B` have no body in common): the same numbers.
-fn halves_velocities<U: Update>(
-    update: &U,
-    layout: Halves,
-    worker: &SpinWorker<PartB>,
-    r: &[f64],
-    w: &mut [f64],
-) -> Option<()> {
-    let Halves { na, nb, va, vb } = layout;
+/// worker (from the reactions it holds; its bodies' sums copied back) while `A` runs here, then
+/// `S`, then `M⁻¹`. Each body's sum runs over its contacts in the same order as
+/// [`Update::body_velocities`] (`A` and `B` have no body in common): the same numbers. The
+/// worker's velocities are then sums, not velocities: the next sweep hands all of `B`'s over.
+fn halves_velocities<U: Update>(update: &U, part: Part<'_>, held: &mut Held, r: &[f64], w: &mut [f64]) -> Option<()> {
+    let Halves { na, nb, va, vb } = part.layout;
     let nc = r.len() / 3;
     let b_range = 3 * na..3 * (na + nb);
-    worker
+    part.worker
         .start(
             |job| {
                 job.task = PartTask::Reactions;
-                job.r.clear();
-                job.r.extend_from_slice(&r[b_range.clone()]);
+                if !held.reactions {
+                    job.r.clear();
+                    job.r.extend_from_slice(&r[b_range.clone()]);
+                    held.reactions = true;
+                }
                 job.w.clear();
                 job.w.resize(vb - va, 0.0);
             },
             // Inline without a thread; `mu` is not read by this task.
-            |job| job.run(update, layout, &[]),
+            |job| job.run(update, part.layout, &[]),
         )
         .ok()?;
+    held.velocities = false;
     w[..va].fill(0.0);
     w[vb..].fill(0.0);
     update.add_reactions(0..na, 0, &r[..3 * na], &mut w[..va], 0);
-    worker.finish(|job| w[va..vb].copy_from_slice(&job.w)).ok()?;
+    part.worker.finish(|job| w[va..vb].copy_from_slice(&job.w)).ok()?;
     update.add_reactions(na + nb..nc, 0, r, w, 0);
     update.apply_inverses(w);
     Some(())
 }
 
-/// One sweep of the halves schedule: `B` on the worker (copied in and back) while `A` runs
-/// here, each with its own reactions, increments and body velocities (disjoint contacts and
-/// bodies), then `S`. With `history` (Anderson, the sweep's period and, on the period's last
-/// sweep, the plan of an extrapolation), the increments are summed over the period part by
-/// part, and with a plan `sums` receives the first-pass sums `A + B + S` (`B`'s on the
-/// worker, which keeps `B`'s history).
+/// One sweep of the halves schedule: `B` on the worker while `A` runs here, each with its own
+/// reactions, increments and body velocities (disjoint contacts and bodies), then `S`. The
+/// worker keeps `B`'s reactions and velocities from one sweep to the next; only the
+/// velocities of the boundary (the bodies of `B` that `S` touches) go to it before its sweep
+/// and come back after (all of `B`'s velocities when it does not hold them, see [`Held`]).
+/// With `history` (Anderson, the sweep's period and, on the period's last sweep, the plan of
+/// an extrapolation), the increments are summed over the period part by part, and with a plan
+/// `sums` receives the first-pass sums `A + B + S` (`B`'s on the worker, which keeps `B`'s
+/// history). With `norm`, `‖r‖₂` after the sweep, summed `A`, `B` (on the worker, while `S`
+/// is swept here), `S` in order: the same number as [`norm2`] on the whole of `r`.
 #[allow(clippy::too_many_arguments)]
 fn halves_sweep<U: Update>(
     update: &U,
-    layout: Halves,
-    worker: &SpinWorker<PartB>,
+    part: Part<'_>,
+    held: &mut Held,
     r: &mut [f64],
     history: Option<(&mut Anderson, Period, Option<PassPlan>)>,
     sums: &mut FirstPassSums,
     w: &mut [f64],
+    norm: Option<&mut f64>,
 ) -> Option<f64> {
-    let Halves { na, nb, va, vb } = layout;
+    let Halves { na, nb, va, vb } = part.layout;
     let nc = r.len() / 3;
     let s_start = na + nb;
-    let b_range = 3 * na..3 * s_start;
     let task = match &history {
         Some((_, period, plan)) => PartTask::AcceleratedSweep { period: *period, plan: *plan },
         None => PartTask::Sweep,
     };
-    worker
+    let delta_len = if history.is_some() { 3 * nb } else { 0 };
+    part.worker
         .start(
             |job| {
                 job.task = task;
-                job.r.clear();
-                job.r.extend_from_slice(&r[b_range.clone()]);
-                job.w.clear();
-                job.w.extend_from_slice(&w[va..vb]);
-                job.delta.clear();
-                job.delta.resize(if history.is_some() { 3 * nb } else { 0 }, 0.0);
+                if !held.reactions {
+                    job.r.clear();
+                    job.r.extend_from_slice(&r[3 * na..3 * s_start]);
+                    held.reactions = true;
+                }
+                if held.velocities {
+                    for v in part.boundary {
+                        job.w[v.start - va..v.end - va].copy_from_slice(&w[v.clone()]);
+                    }
+                } else {
+                    job.w.clear();
+                    job.w.extend_from_slice(&w[va..vb]);
+                    held.velocities = true;
+                }
+                // Every entry is written by the sweep before it is read.
+                if job.delta.len() != delta_len {
+                    job.delta.clear();
+                    job.delta.resize(delta_len, 0.0);
+                }
             },
             // Inline without a thread; `mu` is not read by a sweep.
-            |job| job.run(update, layout, &[]),
+            |job| job.run(update, part.layout, &[]),
         )
         .ok()?;
     *sums = FirstPassSums::default();
-    let Some((anderson, period, plan)) = history else {
-        let a = update.sweep(0..na, 0, &mut r[..3 * na], &mut [], &mut w[..va], 0);
-        let (b, _) = finish_sweep(worker, layout, r, w)?;
-        let s = update.sweep(s_start..nc, 0, r, &mut [], w, 0);
-        return Some(a? + b? + s?);
+    let mut buffers = history.map(|(anderson, period, plan)| (anderson.buffers(), period, plan));
+    let a = match &mut buffers {
+        Some((buffers, period, plan)) => {
+            let a = update.sweep(0..na, 0, &mut r[..3 * na], &mut buffers.f[..3 * na], &mut w[..va], 0);
+            if a.is_some() {
+                period.sum_increments(&mut buffers.f[..3 * na], &mut buffers.period_sum[..3 * na]);
+                if let Some(plan) = plan {
+                    sums.add(&buffers.first_pass_on(*plan, 0..3 * na, &r[..3 * na]));
+                }
+            }
+            a
+        }
+        None => update.sweep(0..na, 0, &mut r[..3 * na], &mut [], &mut w[..va], 0),
     };
-    let mut buffers = anderson.buffers();
-    let a = update.sweep(0..na, 0, &mut r[..3 * na], &mut buffers.f[..3 * na], &mut w[..va], 0);
-    if a.is_some() {
-        period.sum_increments(&mut buffers.f[..3 * na], &mut buffers.period_sum[..3 * na]);
-        if let Some(plan) = plan {
-            sums.add(&buffers.first_pass_on(plan, 0..3 * na, &r[..3 * na]));
-        }
+    let squares_a = norm.as_ref().map(|_| add_squares(-0.0, &r[..3 * na]));
+    let (b, sums_b) = finish_sweep(part, w)?;
+    // `B`'s share of the norm on the worker while `S` is swept here.
+    if let Some(acc) = squares_a {
+        part.worker.start(|job| job.task = PartTask::SquaresFrom(acc), |job| job.run(update, part.layout, &[])).ok()?;
     }
-    let (b, sums_b) = finish_sweep(worker, layout, r, w)?;
-    let s = update.sweep(s_start..nc, 0, r, buffers.f, w, 0);
-    if s.is_some() {
-        let e = 3 * s_start;
-        period.sum_increments(&mut buffers.f[e..], &mut buffers.period_sum[e..]);
-        if let Some(plan) = plan {
-            sums.add(&sums_b);
-            sums.add(&buffers.first_pass_on(plan, e..3 * nc, &r[e..]));
+    let s = match &mut buffers {
+        Some((buffers, period, plan)) => {
+            let s = update.sweep(s_start..nc, 0, r, buffers.f, w, 0);
+            if s.is_some() {
+                let e = 3 * s_start;
+                period.sum_increments(&mut buffers.f[e..], &mut buffers.period_sum[e..]);
+                if let Some(plan) = plan {
+                    sums.add(&sums_b);
+                    sums.add(&buffers.first_pass_on(*plan, e..3 * nc, &r[e..]));
+                }
+            }
+            s
         }
+        None => update.sweep(s_start..nc, 0, r, &mut [], w, 0),
+    };
+    if let Some(norm) = norm {
+        let squares_b = part.worker.finish(|job| job.squares).ok()?;
+        *norm = add_squares(squares_b, &r[3 * s_start..]).sqrt();
     }
     Some(a? + b? + s?)
 }
 
-/// Waits for `B`'s sweep and copies its reactions and body velocities back; its outcome and
+/// Waits for `B`'s sweep and copies the boundary's velocities back; its outcome and
 /// first-pass sums.
-fn finish_sweep(
-    worker: &SpinWorker<PartB>,
-    layout: Halves,
-    r: &mut [f64],
-    w: &mut [f64],
-) -> Option<(Option<f64>, FirstPassSums)> {
-    let Halves { na, nb, va, vb } = layout;
-    worker
+fn finish_sweep(part: Part<'_>, w: &mut [f64]) -> Option<(Option<f64>, FirstPassSums)> {
+    let va = part.layout.va;
+    part.worker
         .finish(|job| {
-            r[3 * na..3 * (na + nb)].copy_from_slice(&job.r);
-            w[va..vb].copy_from_slice(&job.w);
+            for v in part.boundary {
+                w[v.clone()].copy_from_slice(&job.w[v.start - va..v.end - va]);
+            }
             (job.result, job.sums)
         })
         .ok()
 }
 
 /// The Anderson extrapolation of the halves schedule after a sweep with `plan` and first-pass
-/// `sums`: the decision here, the second pass on `B` on the worker and on `A`, `S` here; a
-/// non-finite extrapolation anywhere puts every part back to the sweep's output and restarts
-/// the history (as [`Anderson::extrapolate`]).
-#[allow(clippy::too_many_arguments)]
+/// `sums`: the decision here, the second pass on `B` on the worker (on the reactions it holds)
+/// and on `A`, `S` here; a non-finite extrapolation anywhere puts every part back to the
+/// sweep's output and restarts the history (as [`Anderson::extrapolate`]).
 fn halves_extrapolate<U: Update>(
     update: &U,
-    layout: Halves,
-    worker: &SpinWorker<PartB>,
+    part: Part<'_>,
     r: &mut [f64],
     mu: &[f64],
     anderson: &mut Anderson,
@@ -1381,24 +1487,24 @@ fn halves_extrapolate<U: Update>(
     sums: &FirstPassSums,
 ) -> Option<()> {
     let Some(step) = anderson.decide(plan, sums) else { return Some(()) };
-    let Halves { na, nb, .. } = layout;
+    let Halves { na, nb, .. } = part.layout;
     let (s_start, m) = (na + nb, plan.memory);
-    let b_range = 3 * na..3 * s_start;
-    worker.start(|job| job.task = PartTask::Extrapolate(step), |job| job.run(update, layout, mu)).ok()?;
+    let worker = part.worker;
+    worker.start(|job| job.task = PartTask::Extrapolate(step), |job| job.run(update, part.layout, mu)).ok()?;
     let dg = anderson.dg();
     let finite_a = second_pass(step, &mut r[..3 * na], &mu[..na], &dg[..3 * na * m]);
     let finite_s = second_pass(step, &mut r[3 * s_start..], &mu[s_start..], &dg[3 * s_start * m..]);
-    let finite_b = worker
-        .finish(|job| {
-            r[b_range.clone()].copy_from_slice(&job.r);
-            job.finite
-        })
-        .ok()?;
+    let finite_b = worker.finish(|job| job.finite).ok()?;
     if !(finite_a && finite_b && finite_s) {
         let g = anderson.g_previous();
         r[..3 * na].copy_from_slice(&g[..3 * na]);
         r[3 * s_start..].copy_from_slice(&g[3 * s_start..]);
-        worker.finish(|job| r[b_range.clone()].copy_from_slice(&job.g_previous)).ok()?;
+        worker
+            .finish(|job| {
+                let PartB { r, g_previous, .. } = job;
+                r.copy_from_slice(g_previous);
+            })
+            .ok()?;
         anderson.reject();
     }
     Some(())

@@ -852,13 +852,13 @@ impl NsgsSolver {
                 if accelerate && worker.is_none() {
                     anderson.sum_period_increments(period);
                 }
-                let mut full_error = |r: &[f64]| match layout {
+                let mut full_error = || match layout {
                     // A renumbered copy (parallel mode) evaluates its stopping test in parallel; its
                     // caller reports the exact error of the original problem. The sizes were checked.
                     Some(_) if o.error_evaluation == NsgsErrorEvaluation::Full => parallel_error(problem, r, u, terms),
                     _ => problem.compute_error(r, u).unwrap_or(f64::NAN),
                 };
-                if let Some(report) = stopping.check(it, increment, r, &mut full_error) {
+                if let Some(report) = stopping.check(it, increment, &mut || norm2(r), &mut full_error) {
                     return Ok(report);
                 }
                 if accelerate && period.ends() && it < max_it {
@@ -918,13 +918,14 @@ impl StoppingTest {
     }
 
     /// After sweep `it` (with `Σ‖Δr_c‖² = increment`), the report to stop with, if any;
-    /// `full_error(r)` evaluates the full error (NaN when it cannot).
+    /// `norm_r()` gives `‖r‖₂` of the reactions (asked for by the light error only) and
+    /// `full_error()` evaluates the full error on them (NaN when it cannot).
     pub(crate) fn check(
         &mut self,
         it: usize,
         increment: f64,
-        r: &[f64],
-        full_error: &mut dyn FnMut(&[f64]) -> f64,
+        norm_r: &mut dyn FnMut() -> f64,
+        full_error: &mut dyn FnMut() -> f64,
     ) -> Option<SolverReport> {
         let tolerance = self.tolerance;
         let last = it == self.max_iterations;
@@ -940,22 +941,22 @@ impl StoppingTest {
         match self.evaluation {
             NsgsErrorEvaluation::Full => {
                 if it.is_multiple_of(self.frequency) || last {
-                    self.residual = full_error(r);
+                    self.residual = full_error();
                     return converged_or_broken(self.residual);
                 }
                 None
             }
             NsgsErrorEvaluation::LightWithFullFinal => {
-                let norm_r = norm2(r);
+                let norm_r = norm_r();
                 let mut light = increment.sqrt();
                 if norm_r > f64::EPSILON {
                     light /= norm_r;
                 }
                 if !light.is_finite() {
-                    return Some(SolverReport::new(SolverStatus::NumericalBreakdown, it, full_error(r)));
+                    return Some(SolverReport::new(SolverStatus::NumericalBreakdown, it, full_error()));
                 }
                 if light < self.working_tolerance || last {
-                    self.residual = full_error(r);
+                    self.residual = full_error();
                     let residual = self.residual;
                     if let Some(report) = converged_or_broken(residual) {
                         return Some(report);

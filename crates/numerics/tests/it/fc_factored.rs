@@ -194,6 +194,29 @@ fn halves_schedule_matches_the_assembled_halves() {
     assert!(r4.iter().zip(&r1).all(|(a, b)| a.to_bits() == b.to_bits()));
 }
 
+#[test]
+fn halves_schedule_without_acceleration_and_with_the_full_error_is_the_same_on_any_pool() {
+    // The helper thread keeps part `B`'s reactions and velocities between sweeps; without
+    // Anderson and with the full error every 5 sweeps (no norm of the reactions asked for),
+    // the reactions fetched back for the error and the result are those of one thread.
+    let p = lattice(15, 0.3, 5, false);
+    assert!(p.number_of_contacts() >= 8192);
+    let mut options = options_parallel().with_anderson_memory(0).with_error_evaluation(NsgsErrorEvaluation::Full);
+    options.error_evaluation_frequency = 5;
+    let (report2, r2) = solve_factored(&p, options.clone());
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
+    let (report1, r1) = pool.install(|| solve_factored(&p, options.clone()));
+    assert_eq!(report2.status, SolverStatus::Converged);
+    assert!(report2.residual <= 1e-4);
+    assert_eq!(report2.iterations % 5, 0);
+    assert_eq!(report1.iterations, report2.iterations);
+    assert!(r1.iter().zip(&r2).all(|(a, b)| a.to_bits() == b.to_bits()));
+    // The reported residual is the error of the returned reactions.
+    let mut u = vec![0.0; p.size()];
+    let residual = p.compute_error(&r2, &mut u).expect("evaluates");
+    assert_eq!(residual.to_bits(), report2.residual.to_bits());
+}
+
 /// The factored NSGS with `options` from zero reactions: its report and reactions.
 fn solve_factored(p: &FactoredFc3dProblem, options: NsgsOptions) -> (nonsmooth_numerics::SolverReport, Vec<f64>) {
     let (mut r, mut u) = (vec![0.0; p.size()], vec![0.0; p.size()]);
