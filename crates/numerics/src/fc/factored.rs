@@ -1223,6 +1223,17 @@ struct Held {
     velocities: bool,
 }
 
+impl Held {
+    /// Hands `B`'s reactions `r_b` over to the worker's state `job`, unless it holds them.
+    fn hand_over_reactions(&mut self, job: &mut PartB, r_b: &[f64]) {
+        if !self.reactions {
+            job.r.clear();
+            job.r.extend_from_slice(r_b);
+            self.reactions = true;
+        }
+    }
+}
+
 impl Part<'_> {
     /// Copies `B`'s reactions from the helper thread into `r` (when it holds them), for an
     /// evaluation of the full error or the solve's result. No task is running.
@@ -1337,11 +1348,7 @@ fn halves_velocities<U: Update>(update: &U, part: Part<'_>, held: &mut Held, r: 
         .start(
             |job| {
                 job.task = PartTask::Reactions;
-                if !held.reactions {
-                    job.r.clear();
-                    job.r.extend_from_slice(&r[b_range.clone()]);
-                    held.reactions = true;
-                }
+                held.hand_over_reactions(job, &r[b_range.clone()]);
                 job.w.clear();
                 job.w.resize(vb - va, 0.0);
             },
@@ -1392,11 +1399,7 @@ fn halves_sweep<U: Update>(
         .start(
             |job| {
                 job.task = task;
-                if !held.reactions {
-                    job.r.clear();
-                    job.r.extend_from_slice(&r[3 * na..3 * s_start]);
-                    held.reactions = true;
-                }
+                held.hand_over_reactions(job, &r[3 * na..3 * s_start]);
                 if held.velocities {
                     for v in part.boundary {
                         job.w[v.start - va..v.end - va].copy_from_slice(&w[v.clone()]);
