@@ -11,3 +11,13 @@ pub(crate) fn prefetch<T>(value: &T) {
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]
     let _ = value;
 }
+
+/// [`prefetch`] for the first and the last value of `values` (nothing when empty): the lines of
+/// a short vector, such as one body's positions or velocities (at most two lines).
+#[inline(always)]
+pub(crate) fn prefetch_ends(values: &[f64]) {
+    if let (Some(first), Some(last)) = (values.first(), values.last()) {
+        prefetch(first);
+        prefetch(last);
+    }
+}

@@ -736,10 +736,7 @@ impl Nsds {
                 if let Some(ds) = self.ds_graph[d.0].second() {
                     let s = ds.state();
                     for values in [&s.q, &s.v].into_iter().take(if velocities { 2 } else { 1 }) {
-                        if let (Some(first), Some(last)) = (values.first(), values.last()) {
-                            prefetch(first);
-                            prefetch(last);
-                        }
+                        crate::cache::prefetch_ends(values);
                     }
                 }
             }

@@ -552,12 +552,8 @@ impl super::osns::FreeState for MoreauJeanOsi {
 
     fn prefetch(&self, ds: DsId) {
         let range = self.spans[ds.index()].range();
-        for values in [&self.vectors.v_free[range.clone()], &self.vectors.diagonal[range]] {
-            if let (Some(first), Some(last)) = (values.first(), values.last()) {
-                crate::cache::prefetch(first);
-                crate::cache::prefetch(last);
-            }
-        }
+        crate::cache::prefetch_ends(&self.vectors.v_free[range.clone()]);
+        crate::cache::prefetch_ends(&self.vectors.diagonal[range]);
     }
 }
 
