@@ -5,7 +5,7 @@
 /// reads nothing, cannot fault and changes no value, so a pass that issues it for the item it
 /// will read a few iterations later overlaps that item's cache misses with the current work.
 #[inline(always)]
-pub(crate) fn prefetch<T>(value: &T) {
+pub fn prefetch<T>(value: &T) {
     #[cfg(all(target_arch = "x86_64", target_feature = "sse"))]
     safe_arch::prefetch_t0(value);
     #[cfg(not(all(target_arch = "x86_64", target_feature = "sse")))]

@@ -578,9 +578,12 @@ impl StepTotals {
     }
 }
 
-/// The detection reads the relations of the next this many current contacts together before it
-/// updates them one by one (`Scene::touch_relation`): these independent reads of scattered
-/// objects miss in parallel, where the updates' accesses would miss one after the other.
+/// The detection updates the relations of the current contacts in batches of this many: before
+/// batch `b`, it hints the records of the interactions of batch `b + 2`
+/// ([`Nsds::prefetch_interaction`](nonsmooth_kernel::model::Nsds::prefetch_interaction)) and
+/// the relations of batch `b + 1` ([`Nsds::prefetch_relation`](nonsmooth_kernel::model::Nsds::prefetch_relation),
+/// whose records were hinted a batch earlier), so that the misses on these scattered objects
+/// overlap the updates.
 const RELATION_BATCH: usize = 16;
 
 /// A scene being simulated (see the module documentation).
@@ -723,16 +726,30 @@ impl Scene {
         self.qs[b]
     }
 
-    /// Reads two entries of the contact relation `id` (its two cache lines) and returns their
-    /// sum (see [`RELATION_BATCH`]).
-    fn touch_relation(&mut self, id: InteractionId) -> f64 {
-        self.sim
-            .nsds_mut()
-            .relation_mut(id)
-            .ok()
-            .and_then(|r| r.as_any_mut())
-            .and_then(|a| a.downcast_mut::<ContactRelation>())
-            .map_or(0.0, |c| c.frame()[0][0] + c.frame()[2][2])
+    /// The cache hints before the relation updates of `current[start..]` (see
+    /// [`RELATION_BATCH`]): the records of the batch after next and the relations of the next
+    /// batch; with `first`, also the records of the first two batches and the relations of the
+    /// first.
+    fn prefetch_relations(&self, current: &[(ContactKey, InteractionId)], start: usize, first: bool) {
+        let nsds = self.sim.nsds();
+        let batch = |k: usize| {
+            let from = (start + k * RELATION_BATCH).min(current.len());
+            &current[from..(from + RELATION_BATCH).min(current.len())]
+        };
+        if first {
+            for &(_, id) in batch(0).iter().chain(batch(1)) {
+                nsds.prefetch_interaction(id);
+            }
+            for &(_, id) in batch(0) {
+                nsds.prefetch_relation(id);
+            }
+        }
+        for &(_, id) in batch(2) {
+            nsds.prefetch_interaction(id);
+        }
+        for &(_, id) in batch(1) {
+            nsds.prefetch_relation(id);
+        }
     }
 
     /// With ordering by height: the contact's priority `P·g` (highest first).
@@ -828,10 +845,8 @@ impl Scene {
             if ic < current.len() && current[ic].0 == key {
                 let id = current[ic].1;
                 if ic >= touched {
-                    // The next batch of relations, touched together so that their misses overlap.
-                    touched = current.len().min(ic + RELATION_BATCH);
-                    let sum: f64 = current[ic..touched].iter().map(|&(_, id)| self.touch_relation(id)).sum();
-                    std::hint::black_box(sum);
+                    self.prefetch_relations(&current, ic, touched == 0);
+                    touched = ic + RELATION_BATCH;
                 }
                 ic += 1;
                 let (q1, q2) = (self.body_q(b1), b2.map(|b| self.body_q(b)));

@@ -725,7 +725,11 @@ impl Nsds {
             self.interaction_graph[node].prefetch_all();
         }
         for &node in batch(c + 1) {
-            for &d in &self.interaction_graph[node].ds {
+            let inter = &self.interaction_graph[node];
+            if let Relation::Lagrangian(relation) = &inter.relation {
+                relation.prefetch();
+            }
+            for &d in &inter.ds {
                 if let Some(ds) = self.ds_graph[d.0].second() {
                     prefetch(ds.state());
                 }
@@ -813,6 +817,29 @@ impl Nsds {
         Ok(())
     }
 
+    /// Cache hints ([`crate::prefetch`]) for the lines of interaction `id`'s record that
+    /// [`Nsds::relation_mut`] and [`Nsds::set_priority`] read and write, for a pass that will
+    /// update many relations in a scattered order (a contact detection): issued a few
+    /// interactions ahead, their misses overlap the current work. Nothing for a stale handle.
+    pub fn prefetch_interaction(&self, id: InteractionId) {
+        use crate::cache::prefetch;
+        if let Ok(inter) = self.interaction(id) {
+            prefetch(&inter.relation);
+            prefetch(&inter.jacobian_constant);
+            prefetch(&inter.priority);
+        }
+    }
+
+    /// The cache hint for the data of interaction `id`'s relation
+    /// ([`LagrangianRelation::prefetch`]). It reads the interaction's record: hint the record
+    /// first ([`Nsds::prefetch_interaction`]), a few interactions earlier. Nothing for a stale
+    /// handle or a first-order interaction.
+    pub fn prefetch_relation(&self, id: InteractionId) {
+        if let Ok(Interaction { relation: Relation::Lagrangian(relation), .. }) = self.interaction(id) {
+            relation.prefetch();
+        }
+    }
+
     /// The handle of the interaction in slot `i`, when the slot is occupied.
     pub(crate) fn interaction_at(&self, i: usize) -> Option<InteractionId> {
         let node = NodeIndex::new(i);
@@ -833,6 +860,23 @@ impl Nsds {
     /// The system in slot `i` of the DS graph, when the slot is occupied.
     pub(crate) fn ds_slot_mut(&mut self, i: usize) -> Option<&mut Box<dyn SecondOrderDs>> {
         self.ds_graph.node_weight_mut(NodeIndex::new(i)).and_then(DynamicalSystem::second_mut)
+    }
+
+    /// The cache hint for the state record of the second-order system in slot `i` (nothing
+    /// for another slot), the first level of [`Nsds::prefetch_input_at`]'s two.
+    pub(crate) fn prefetch_state_at(&self, i: usize) {
+        if let Some(ds) = self.ds_graph.node_weight(NodeIndex::new(i)).and_then(DynamicalSystem::second) {
+            crate::cache::prefetch(ds.state());
+        }
+    }
+
+    /// The cache hints for the input `p[level]` of the second-order system in slot `i`
+    /// (nothing for another slot). It reads the system's state record: hint that first
+    /// ([`Nsds::prefetch_state_at`]), some items earlier.
+    pub(crate) fn prefetch_input_at(&self, i: usize, level: usize) {
+        if let Some(ds) = self.ds_graph.node_weight(NodeIndex::new(i)).and_then(DynamicalSystem::second) {
+            crate::cache::prefetch_ends(&ds.state().p[level]);
+        }
     }
 
     /// The first-order system in slot `i` of the DS graph, when the slot holds one.

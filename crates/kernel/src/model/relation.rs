@@ -32,6 +32,14 @@ pub trait LagrangianRelation: Send {
         None
     }
 
+    /// Asks the processor to start loading this relation's data into its caches, without
+    /// waiting (a hint: it reads nothing, computes nothing and changes nothing). The kernel's
+    /// passes over many interactions call it a few interactions ahead of the one they
+    /// evaluate, so that the cache miss on a relation stored away from its interaction
+    /// overlaps other work. The default does nothing; a relation evaluated at every step (a
+    /// contact) calls [`crate::prefetch`] on its fields.
+    fn prefetch(&self) {}
+
     /// Whether `h` is affine in `q` with a constant Jacobian and no explicit time dependence
     /// (then integrators compute `H` once).
     fn is_linear_time_invariant(&self) -> bool {

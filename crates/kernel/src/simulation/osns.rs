@@ -734,7 +734,10 @@ impl OneStepNsProblem {
             Solver::Fc3dFactored(factored) => factored.1.rows(),
             _ => &self.h[..],
         };
-        for (shape, &pos) in self.blocks.iter().zip(&self.positions) {
+        for (k, (shape, &pos)) in self.blocks.iter().zip(&self.positions).enumerate() {
+            if k % INPUT_BATCH == 0 {
+                self.prefetch_inputs(nsds, k);
+            }
             let lambda = &self.z[pos..pos + shape.size];
             let h = &rows[shape.start..shape.start + shape.size * shape.columns];
             for jj in 0..shape.systems {
@@ -761,6 +764,29 @@ impl OneStepNsProblem {
                     }
                     *pc += s;
                 }
+            }
+        }
+    }
+
+    /// The cache hints of [`OneStepNsProblem::accumulate_inputs`] before block `k` (a batch of
+    /// [`INPUT_BATCH`] blocks starts there): the state records of the systems of the batch
+    /// after next, and the inputs `p[1]` of the systems of the next batch (whose records were
+    /// hinted a batch earlier). The systems are visited in the problem's order, scattered in
+    /// memory; without the hints each block waits for its systems' records, then for their
+    /// inputs.
+    fn prefetch_inputs(&self, nsds: &Nsds, k: usize) {
+        let batch = |b: usize| {
+            let from = (k + b * INPUT_BATCH).min(self.blocks.len());
+            &self.blocks[from..(from + INPUT_BATCH).min(self.blocks.len())]
+        };
+        for shape in batch(2) {
+            for &slot in &shape.slots[..shape.systems] {
+                nsds.prefetch_state_at(slot);
+            }
+        }
+        for shape in batch(1) {
+            for &slot in &shape.slots[..shape.systems] {
+                nsds.prefetch_input_at(slot, 1);
             }
         }
     }
@@ -990,6 +1016,9 @@ const PREFETCH_SYSTEMS_AHEAD: usize = 4;
 
 /// Terms read ahead by [`OneStepNsProblem::compute_inv_w_ht`].
 const TERM_BATCH: usize = 16;
+
+/// Blocks per batch of the cache hints of [`OneStepNsProblem::accumulate_inputs`].
+const INPUT_BATCH: usize = 16;
 
 /// Where an interaction of a one-step problem keeps its data for the assembly.
 #[derive(Clone, Copy, Debug)]

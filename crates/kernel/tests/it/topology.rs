@@ -140,6 +140,12 @@ fn removing_and_linking_between_steps_keeps_the_simulation_consistent() -> Resul
     assert_eq!(nsds.active_interactions(), &[s.ground]);
     assert_eq!(nsds.interactions_of(s.b2)?, Vec::<InteractionId>::new());
     assert_eq!(nsds.interaction_graph().edge_count(), 0);
+    // Cache hints take any handle: a stale one is ignored, a live one changes nothing (the
+    // steps below are checked by hand).
+    for id in [s.contact, s.ground] {
+        nsds.prefetch_interaction(id);
+        nsds.prefetch_relation(id);
+    }
 
     // Two steps without it: ball 1 carries only its own weight, ball 2 falls freely.
     for k in 1..=2 {
