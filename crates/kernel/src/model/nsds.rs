@@ -862,11 +862,34 @@ impl Nsds {
         self.ds_graph.node_weight_mut(NodeIndex::new(i)).and_then(DynamicalSystem::second_mut)
     }
 
-    /// The cache hint for the state record of the second-order system in slot `i` (nothing
-    /// for another slot), the first level of [`Nsds::prefetch_input_at`]'s two.
+    /// The cache hints for the state record of the second-order system in slot `i` (every
+    /// line of it; nothing for another slot), the first level of [`Nsds::prefetch_input_at`]'s
+    /// and [`Nsds::prefetch_vectors_at`]'s two.
     pub(crate) fn prefetch_state_at(&self, i: usize) {
+        use crate::cache::prefetch;
         if let Some(ds) = self.ds_graph.node_weight(NodeIndex::new(i)).and_then(DynamicalSystem::second) {
-            crate::cache::prefetch(ds.state());
+            let s = ds.state();
+            prefetch(&s.q);
+            prefetch(&s.v);
+            prefetch(&s.q_memory);
+            prefetch(&s.v_memory);
+            prefetch(&s.p);
+            prefetch(&s.p[2]);
+            prefetch(&s.forces_memory);
+        }
+    }
+
+    /// The cache hints for the vectors the integrators' passes over the systems read and write
+    /// (`q`, `v`, their memories, `p[1]`, the forces' memory) of the second-order system in
+    /// slot `i` (nothing for another slot). It reads the system's state record: hint that
+    /// first ([`Nsds::prefetch_state_at`]), some systems earlier.
+    pub(crate) fn prefetch_vectors_at(&self, i: usize) {
+        use crate::cache::prefetch_ends;
+        if let Some(ds) = self.ds_graph.node_weight(NodeIndex::new(i)).and_then(DynamicalSystem::second) {
+            let s = ds.state();
+            for values in [&s.q, &s.v, &s.q_memory, &s.v_memory, &s.p[1], &s.forces_memory] {
+                prefetch_ends(values);
+            }
         }
     }
 

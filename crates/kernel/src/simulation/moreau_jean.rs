@@ -386,6 +386,7 @@ impl MoreauJeanOsi {
         let theta = self.options.theta;
         let mut residual_max = 0.0f64;
         for i in 0..self.work.len() {
+            prefetch_systems(nsds, i);
             let work = &mut self.work[i];
             if !work.present {
                 continue;
@@ -460,6 +461,7 @@ impl MoreauJeanOsi {
     /// computed before).
     pub(crate) fn compute_free_state(&mut self, nsds: &mut Nsds) {
         for i in 0..self.work.len() {
+            prefetch_systems(nsds, i);
             let work = &mut self.work[i];
             if !work.present {
                 continue;
@@ -497,6 +499,7 @@ impl MoreauJeanOsi {
     pub(crate) fn update_state(&mut self, nsds: &mut Nsds, h: f64) {
         let theta = self.options.theta;
         for i in 0..self.work.len() {
+            prefetch_systems(nsds, i);
             let work = &mut self.work[i];
             if !work.present {
                 continue;
@@ -513,6 +516,7 @@ impl MoreauJeanOsi {
     /// at `t` and at the current state, are `F(t, q, v)` and are not evaluated again.
     pub(crate) fn swap_memories(&mut self, nsds: &mut Nsds, t: f64, forces_current: bool) -> Result<(), KernelError> {
         for i in 0..self.work.len() {
+            prefetch_systems(nsds, i);
             let work = &mut self.work[i];
             if !work.present {
                 continue;
@@ -601,6 +605,19 @@ fn update_state_of(work: &DsWork, vectors: &mut FlatVectors, ds: &mut dyn Second
     let state = ds.state();
     ds.update_position(h, theta, &state.q_memory, &state.v_memory, &state.v, &mut q);
     ds.state_mut().q = q;
+}
+
+/// How far ahead of the system it works on a pass over the systems hints their vectors
+/// ([`prefetch_systems`]); their state records are hinted twice as far ahead.
+const SYSTEMS_AHEAD: usize = 4;
+
+/// The cache hints of the passes over the systems before system `i`: the state record of
+/// system `i + 2·SYSTEMS_AHEAD` and the vectors of system `i + SYSTEMS_AHEAD` (whose record was
+/// hinted `SYSTEMS_AHEAD` systems earlier). The systems' records and vectors are separate
+/// allocations, scattered in memory; without the hints each system waits for them in turn.
+fn prefetch_systems(nsds: &Nsds, i: usize) {
+    nsds.prefetch_state_at(i + 2 * SYSTEMS_AHEAD);
+    nsds.prefetch_vectors_at(i + SYSTEMS_AHEAD);
 }
 
 /// The first Newton iterate of one system: `v = v_k`, `q` = the position update with `v = v_k`.
