@@ -287,6 +287,11 @@ pub struct TimeStepping {
     outputs_stale: bool,
     /// `(priority, interaction)` of the active interactions, sorted by `update_index_set`.
     priority_keys: Vec<(f64, InteractionId)>,
+    /// `update_index_set`'s pass over the slots: whether an interaction of index set 1 stays
+    /// in it and its priority, by slot; the interactions entering it, in slot order.
+    slot_stays: Vec<bool>,
+    slot_priority: Vec<f64>,
+    entering: Vec<InteractionId>,
 }
 
 impl TimeStepping {
@@ -324,6 +329,9 @@ impl TimeStepping {
             sp_seen: Vec::new(),
             outputs_stale: false,
             priority_keys: Vec::new(),
+            slot_stays: Vec::new(),
+            slot_priority: Vec::new(),
+            entering: Vec::new(),
         };
         sim.refresh_topology()?;
         Ok(sim)
@@ -948,51 +956,63 @@ impl TimeStepping {
     /// Index set 1: keeps the order of interactions that stay active, appends those that
     /// become active, and zeroes `λ[1]` of those that leave (Siconos 4.4). With
     /// `swap_output_memories`, the outputs are first copied into their memories
-    /// ([`Nsds::swap_output_memories`], in the same pass over the interactions).
+    /// ([`Nsds::swap_output_memories`]).
+    ///
+    /// One pass over the slots reads every interaction's outputs, flags and priority in memory
+    /// order; the index set is then filtered and sorted from these flags and priorities, by
+    /// slot, without going back to the interactions in its own, scattered order. An
+    /// interaction that leaves (the direct projection's own test, [`MoreauJeanDirectProjectionOsi`])
+    /// and passes the entry test enters again at the end, as when the two were separate passes.
     fn update_index_set(&mut self, h: f64, swap_output_memories: bool) {
         let osi = self.osi.mj();
         let direct = match &self.osi {
             Integrator::MoreauJeanDirectProjection(d) => Some(d),
             _ => None,
         };
-        let mut active = std::mem::take(&mut self.nsds.active);
-        active.retain(|&id| {
+        let bound = self.nsds.interaction_bound();
+        let (stays, priority, entering) = (&mut self.slot_stays, &mut self.slot_priority, &mut self.entering);
+        stays.clear();
+        stays.resize(bound, false);
+        priority.clear();
+        priority.resize(bound, 0.0);
+        entering.clear();
+        for slot in 0..bound {
+            let Some(id) = self.nsds.interaction_at(slot) else { continue };
             let inter = self.nsds.interaction_mut(id);
-            let keep = is_bilateral(inter)
-                || match direct {
-                    Some(d) => d.stays_active(inter.y[0][0], inter.y[1][0], h),
-                    None => osi.is_active(inter.y[0][0], inter.y[1][0], h),
-                };
-            if !keep {
+            if swap_output_memories {
+                inter.swap_output_memories();
+            }
+            priority[slot] = inter.priority;
+            let (y0, y1) = (inter.y[0][0], inter.y[1][0]);
+            if inter.active {
+                let keep = is_bilateral(inter)
+                    || match direct {
+                        Some(d) => d.stays_active(y0, y1, h),
+                        None => osi.is_active(y0, y1, h),
+                    };
+                if keep {
+                    stays[slot] = true;
+                    continue;
+                }
                 inter.active = false;
                 inter.lambda[1].fill(0.0);
             }
-            keep
-        });
-        for slot in 0..self.nsds.interaction_bound() {
-            let Some(id) = self.nsds.interaction_at(slot) else { continue };
-            if swap_output_memories {
-                self.nsds.interaction_mut(id).swap_output_memories();
-            }
-            let inter = self.nsds.interaction_ref(id);
-            if inter.active {
-                continue;
-            }
-            if is_bilateral(inter) || osi.is_active(inter.y[0][0], inter.y[1][0], h) {
-                let inter = self.nsds.interaction_mut(id);
+            if is_bilateral(inter) || osi.is_active(y0, y1, h) {
                 inter.active = true;
-                active.push(id);
+                entering.push(id);
             } else {
-                let inter = self.nsds.interaction_mut(id);
                 inter.lambda[1].fill(0.0);
             }
         }
+        let mut active = std::mem::take(&mut self.nsds.active);
+        active.retain(|id| stays[id.index()]);
+        active.extend_from_slice(entering);
         if self.nsds.ordered {
-            // Stable sort by priority, the priorities read once (into a buffer kept between
-            // steps).
+            // Stable sort by priority (ties in index-set order), the priorities read by slot
+            // (into buffers kept between steps).
             let keyed = &mut self.priority_keys;
             keyed.clear();
-            keyed.extend(active.iter().map(|&id| (self.nsds.interaction_ref(id).priority, id)));
+            keyed.extend(active.iter().map(|&id| (priority[id.index()], id)));
             keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
             active.clear();
             active.extend(keyed.iter().map(|&(_, id)| id));
