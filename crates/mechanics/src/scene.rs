@@ -707,17 +707,18 @@ impl Scene {
     }
 
     /// The shape, pose and material of shape `k` in the scene's numbering.
-    fn shape_at(&self, k: usize) -> (Shape, Pose, Material) {
+    fn shape_at(&self, k: usize) -> (&Shape, &Pose, &Material) {
         let nb = self.bodies.len();
         let nf = self.finite_statics.len();
         if k < nb {
-            (self.bodies[k].shape, self.poses[k], self.bodies[k].material)
+            let b = &self.bodies[k];
+            (&b.shape, &self.poses[k], &b.material)
         } else if k < nb + nf {
             let s = &self.finite_statics[k - nb];
-            (s.shape, s.pose, s.material)
+            (&s.shape, &s.pose, &s.material)
         } else {
             let s = &self.half_spaces[k - nb - nf];
-            (s.shape, s.pose, s.material)
+            (&s.shape, &s.pose, &s.material)
         }
     }
 
@@ -812,7 +813,7 @@ impl Scene {
             let (si, pi, _) = self.shape_at(i);
             let (sj, pj, _) = self.shape_at(j);
             points.clear();
-            collide(&si, &pi, &sj, &pj, self.margin, &mut points);
+            collide(si, pi, sj, pj, self.margin, &mut points);
             for (k, c) in points.iter().enumerate() {
                 self.found.push(((i, j, k), *c));
             }
@@ -861,7 +862,7 @@ impl Scene {
             } else {
                 let (_, _, mi) = self.shape_at(i);
                 let (_, _, mj) = self.shape_at(j);
-                let material = mi.combine(mj);
+                let material = mi.combine(*mj);
                 let law = NonsmoothLaw::newton_impact_friction(material.restitution, 0.0, material.friction, 3)?;
                 let ds1 = self.bodies[b1].ds;
                 let q1 = self.body_q(b1);
