@@ -164,9 +164,11 @@ impl std::fmt::Debug for Interaction {
 impl Interaction {
     /// Asks the cache for the lines a one-step problem's gather will read of this interaction
     /// ([`crate::cache::prefetch`]): the law and whether `∂h/∂t` is present, the systems and their
-    /// offsets, the sizes, `ẏ` memory and `λ` at `level`, and every line of `H`. The gather
+    /// offsets, the sizes, `ẏ` memory and `λ` at `level`, and the first line of `H`. The gather
     /// visits the interactions in the problem's order, scattered in memory: issued a few
-    /// interactions ahead, these hints overlap their cache misses with the current copies.
+    /// interactions ahead, these hints overlap their cache misses with the current copies. They
+    /// read nothing of the record; the rest of `H`, whose extent is read from the record, is
+    /// hinted a few interactions later ([`Interaction::prefetch_rows`]).
     pub(crate) fn prefetch_gathered(&self, level: usize) {
         use crate::cache::prefetch;
         prefetch(&self.law);
@@ -176,11 +178,12 @@ impl Interaction {
         prefetch(&self.size);
         prefetch(&self.y_memory[level]);
         prefetch(&self.lambda[level]);
-        self.prefetch_rows();
+        prefetch(&self.h_rows);
+        prefetch(&self.offsets);
     }
 
     /// The hints for every line of `H` and for the systems' column offsets.
-    fn prefetch_rows(&self) {
+    pub(crate) fn prefetch_rows(&self) {
         use crate::cache::prefetch;
         prefetch(&self.h_rows);
         // One value per cache line of `H`.
