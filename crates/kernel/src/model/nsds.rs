@@ -862,12 +862,17 @@ impl Nsds {
         self.ds_graph.node_weight_mut(NodeIndex::new(i)).and_then(DynamicalSystem::second_mut)
     }
 
+    /// The second-order system in slot `i` of the DS graph, when the slot holds one.
+    fn second_order_at(&self, i: usize) -> Option<&dyn SecondOrderDs> {
+        self.ds_graph.node_weight(NodeIndex::new(i)).and_then(DynamicalSystem::second)
+    }
+
     /// The cache hints for the state record of the second-order system in slot `i` (every
     /// line of it; nothing for another slot), the first level of [`Nsds::prefetch_input_at`]'s
     /// and [`Nsds::prefetch_vectors_at`]'s two.
     pub(crate) fn prefetch_state_at(&self, i: usize) {
         use crate::cache::prefetch;
-        if let Some(ds) = self.ds_graph.node_weight(NodeIndex::new(i)).and_then(DynamicalSystem::second) {
+        if let Some(ds) = self.second_order_at(i) {
             let s = ds.state();
             prefetch(&s.q);
             prefetch(&s.v);
@@ -885,7 +890,7 @@ impl Nsds {
     /// first ([`Nsds::prefetch_state_at`]), some systems earlier.
     pub(crate) fn prefetch_vectors_at(&self, i: usize) {
         use crate::cache::prefetch_ends;
-        if let Some(ds) = self.ds_graph.node_weight(NodeIndex::new(i)).and_then(DynamicalSystem::second) {
+        if let Some(ds) = self.second_order_at(i) {
             let s = ds.state();
             for values in [&s.q, &s.v, &s.q_memory, &s.v_memory, &s.p[1], &s.forces_memory] {
                 prefetch_ends(values);
@@ -897,7 +902,7 @@ impl Nsds {
     /// (nothing for another slot). It reads the system's state record: hint that first
     /// ([`Nsds::prefetch_state_at`]), some items earlier.
     pub(crate) fn prefetch_input_at(&self, i: usize, level: usize) {
-        if let Some(ds) = self.ds_graph.node_weight(NodeIndex::new(i)).and_then(DynamicalSystem::second) {
+        if let Some(ds) = self.second_order_at(i) {
             crate::cache::prefetch_ends(&ds.state().p[level]);
         }
     }
