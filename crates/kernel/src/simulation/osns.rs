@@ -778,10 +778,7 @@ impl OneStepNsProblem {
     /// memory; without the hints each block waits for its systems' records, then for their
     /// inputs.
     fn prefetch_inputs(&self, nsds: &Nsds, k: usize) {
-        let batch = |b: usize| {
-            let from = (k + b * INPUT_BATCH).min(self.blocks.len());
-            &self.blocks[from..(from + INPUT_BATCH).min(self.blocks.len())]
-        };
+        let batch = |b: usize| self.blocks.chunks(INPUT_BATCH).nth(k / INPUT_BATCH + b).unwrap_or(&[]);
         for shape in batch(2) {
             for &slot in &shape.slots[..shape.systems] {
                 nsds.prefetch_state_at(slot);
