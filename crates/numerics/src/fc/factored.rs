@@ -750,6 +750,48 @@ struct Rigid {
     bodies: [u32; 2],
 }
 
+impl Rigid {
+    /// Contact `c` of `d`, whose bodies have 6 velocities each and numbers below [`NO_RIGID`].
+    fn of(d: &FactoredDelassus, c: usize) -> Self {
+        let h = &d.h[d.h_starts[c]..d.h_starts[c + 1]];
+        let columns = h.len() / 3;
+        let mut k = Rigid { h: [[0.0; 12]; 3], bodies: [NO_RIGID; 2] };
+        for (i, row) in k.h.iter_mut().enumerate() {
+            row[..columns].copy_from_slice(&h[i * columns..(i + 1) * columns]);
+        }
+        for (slot, b) in k.bodies.iter_mut().zip(d.contact_bodies[c]) {
+            if b != NO_BODY {
+                *slot = b as u32;
+            }
+        }
+        k
+    }
+
+    /// `W_cc = Σ_b H_c^b M_b⁻¹ (H_c^b)ᵀ` from the fixed rows and the bodies' inverse diagonals
+    /// `minv`: the sums of [`FactoredDelassus::diagonal_block`] in the same order (the same
+    /// numbers), without its scratch vector.
+    fn diagonal_block(&self, minv: &[[f64; 6]]) -> [[f64; 3]; 3] {
+        let mut block = [[0.0; 3]; 3];
+        for (side, &b) in self.bodies.iter().enumerate() {
+            if b == NO_RIGID {
+                continue;
+            }
+            let (m, columns) = (&minv[b as usize], 6 * side..6 * side + 6);
+            for l in 0..3 {
+                // Column l of M_b⁻¹ (H_c^b)ᵀ, then its products with the rows of H_c^b.
+                let mut col = [0.0; 6];
+                for ((x, h), d) in col.iter_mut().zip(&self.h[l][columns.clone()]).zip(m) {
+                    *x = h * d;
+                }
+                for (i, row) in block.iter_mut().enumerate() {
+                    row[l] += self.h[i][columns.clone()].iter().zip(&col).map(|(a, x)| a * x).sum::<f64>();
+                }
+            }
+        }
+        block
+    }
+}
+
 /// The rigid-body fast path of [`Context`]: the same operations with fixed sizes.
 struct RigidContext<'a> {
     contacts: &'a [Rigid],
@@ -1032,8 +1074,19 @@ impl FactoredNsgsSolver {
     ) -> Result<SolverReport, NumericsError> {
         let d = &problem.delassus;
         let nc = problem.number_of_contacts();
+        let rigid = (0..d.number_of_bodies()).all(|b| d.diagonal[b] && d.body_size(b) == 6)
+            && u32::try_from(d.number_of_bodies()).is_ok_and(|n| n < NO_RIGID);
         self.diag.clear();
-        self.diag.extend((0..nc).map(|c| d.diagonal_block(c)));
+        if rigid {
+            self.minv.clear();
+            self.minv.extend(d.inverse.chunks_exact(6).map(|m| [m[0], m[1], m[2], m[3], m[4], m[5]]));
+            self.rigid.clear();
+            // The numbers of the bodies fit in `u32` (checked above).
+            self.rigid.extend((0..nc).map(|c| Rigid::of(d, c)));
+            self.diag.extend(self.rigid.iter().map(|k| k.diagonal_block(&self.minv)));
+        } else {
+            self.diag.extend((0..nc).map(|c| d.diagonal_block(c)));
+        }
         if self.diag.iter().any(|b| (0..3).any(|i| b[i][i].is_nan() || b[i][i] <= 0.0)) {
             let residual = problem.error_with(r, &mut vec![0.0; 3 * nc], &mut self.w);
             let status = if residual <= tolerance { SolverStatus::Converged } else { SolverStatus::NumericalBreakdown };
@@ -1052,27 +1105,7 @@ impl FactoredNsgsSolver {
             omega: o.relaxation,
         };
         let state = State { w: &mut self.w, order: &mut self.order, anderson: &mut self.anderson };
-        let rigid = (0..d.number_of_bodies()).all(|b| d.diagonal[b] && d.body_size(b) == 6)
-            && u32::try_from(d.number_of_bodies()).is_ok_and(|n| n < NO_RIGID);
         if rigid {
-            self.minv.clear();
-            self.minv.extend(d.inverse.chunks_exact(6).map(|m| [m[0], m[1], m[2], m[3], m[4], m[5]]));
-            self.rigid.clear();
-            self.rigid.extend((0..nc).map(|c| {
-                let h = &d.h[d.h_starts[c]..d.h_starts[c + 1]];
-                let columns = h.len() / 3;
-                let mut k = Rigid { h: [[0.0; 12]; 3], bodies: [NO_RIGID; 2] };
-                for (i, row) in k.h.iter_mut().enumerate() {
-                    row[..columns].copy_from_slice(&h[i * columns..(i + 1) * columns]);
-                }
-                for (slot, b) in k.bodies.iter_mut().zip(d.contact_bodies[c]) {
-                    if b != NO_BODY {
-                        // Bounded by the number of bodies, checked above.
-                        *slot = b as u32;
-                    }
-                }
-                k
-            }));
             let fast = RigidContext { contacts: &self.rigid, minv: &self.minv, common: &context };
             Ok(iterate(&fast, problem, o, tolerance, halves, r, state))
         } else {
@@ -1521,5 +1554,34 @@ fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {
         f(&mut small[..n])
     } else {
         f(&mut vec![0.0; n])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::Rng;
+
+    use super::*;
+
+    /// The rigid-body fast path's diagonal blocks are the general path's, bit for bit, for
+    /// two-body and one-body contacts.
+    #[test]
+    fn rigid_diagonal_blocks_are_the_general_ones() {
+        let mut rng = StdRng::seed_from_u64(7);
+        let mut d = FactoredDelassus::new();
+        for _ in 0..4 {
+            let inverse: Vec<f64> = (0..6).map(|_| rng.random_range(0.1..3.0)).collect();
+            d.push_body_diagonal(&inverse).expect("a valid body");
+        }
+        for bodies in [&[0, 1][..], &[2], &[3, 0]] {
+            let h: Vec<f64> = (0..18 * bodies.len()).map(|_| rng.random_range(-1.0..1.0)).collect();
+            d.push_contact(bodies, &h).expect("a valid contact");
+        }
+        let minv: Vec<[f64; 6]> = d.inverse.chunks_exact(6).map(|m| [m[0], m[1], m[2], m[3], m[4], m[5]]).collect();
+        for c in 0..d.number_of_contacts() {
+            let (fast, general) = (Rigid::of(&d, c).diagonal_block(&minv), d.diagonal_block(c));
+            assert!(fast.iter().flatten().zip(general.iter().flatten()).all(|(a, b)| a.to_bits() == b.to_bits()));
+            assert!(general[0][0] > 0.0, "a non-trivial block");
+        }
     }
 }
