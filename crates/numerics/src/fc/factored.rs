@@ -24,9 +24,7 @@ use super::Fc3dProblem;
 use super::anderson::{Anderson, FirstPassSums, PassPlan, Period, SecondPassStep, first_pass, second_pass};
 use super::compute_error::contact_error_squared;
 use super::local::isotropic_inverse;
-use super::nsgs::{
-    Local, NsgsErrorEvaluation, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution,
-};
+use super::nsgs::{Local, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution};
 use super::problem::{check_finite, check_len, check_mu};
 use super::spin::SpinWorker;
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, all_finite, norm2};
@@ -728,13 +726,34 @@ trait Update: Sync {
         delta: &mut [f64],
         w: &mut [f64],
         w_base: usize,
-    ) -> Option<f64> {
-        let mut increment = 0.0;
+    ) -> Option<Swept> {
+        let mut swept = Swept { increment: 0.0, squares: -0.0 };
         for c in order {
             let l = 3 * (c - first);
-            increment += self.update(c, &mut r[l..l + 3], delta.get_mut(l..l + 3), w, w_base)?;
+            let rc = &mut r[l..l + 3];
+            swept.increment += self.update(c, rc, delta.get_mut(l..l + 3), w, w_base)?;
+            // In the shadow of the next update's loads: no pass over `r` for its norm.
+            for x in rc.iter() {
+                swept.squares += x * x;
+            }
         }
-        Some(increment)
+        Some(swept)
+    }
+}
+
+/// What a sweep sums over its contacts, in the order it visits them: `Σ ‖Δr_c‖²` (the light
+/// error's increment) and `Σ_c ‖r_c‖²` of the new reactions (from `−0`, entry after entry, as
+/// [`norm2`] sums: the same number on a sweep in the natural order).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Swept {
+    increment: f64,
+    squares: f64,
+}
+
+impl Swept {
+    /// The sums of two parts, `self` first.
+    fn then(self, other: Self) -> Self {
+        Self { increment: self.increment + other.increment, squares: self.squares + other.squares }
     }
 }
 
@@ -1140,12 +1159,10 @@ fn iterate<U: Update>(
         Some((layout, _)) if o.anderson_memory > 0 => PartB::with_history(3 * layout.nb, o.anderson_memory),
         _ => PartB::default(),
     };
-    let light_error = o.error_evaluation == NsgsErrorEvaluation::LightWithFullFinal;
     let worker = SpinWorker::new(part_b, threaded);
     let run = |worker: &SpinWorker<PartB>| {
         let halves = halves.map(|(layout, boundary)| Part { layout, boundary, worker });
         let mut held = Held::default();
-        let mut norm_r = f64::NAN;
         let State { w, order, anderson } = state;
         let nc = problem.number_of_contacts();
         let mut scratch = vec![0.0; 3 * nc];
@@ -1170,8 +1187,7 @@ fn iterate<U: Update>(
             let swept = match halves {
                 Some(part) => {
                     let history = accelerate.then_some((&mut *anderson, period, plan));
-                    let norm = light_error.then_some(&mut norm_r);
-                    halves_sweep(update, part, &mut held, r, history, &mut sums, w, norm)
+                    halves_sweep(update, part, &mut held, r, history, &mut sums, w)
                 }
                 None => {
                     if o.shuffle {
@@ -1181,7 +1197,7 @@ fn iterate<U: Update>(
                     update.sweep(order.iter().copied(), 0, r, delta, w, 0)
                 }
             };
-            let Some(increment) = swept else {
+            let Some(Swept { increment, squares }) = swept else {
                 if let Some(part) = halves {
                     part.fetch_reactions(&held, r);
                 }
@@ -1193,12 +1209,13 @@ fn iterate<U: Update>(
             }
             let stop = match halves {
                 // `B`'s reactions are fetched from the helper thread only for a full error.
-                Some(part) => stopping.check(it, increment, &mut || norm_r, &mut || {
+                Some(part) => stopping.check(it, increment, &mut || squares.sqrt(), &mut || {
                     part.fetch_reactions(&held, r);
                     problem.error_with(r, &mut scratch, &mut error_w)
                 }),
-                None => stopping
-                    .check(it, increment, &mut || norm2(r), &mut || problem.error_with(r, &mut scratch, &mut error_w)),
+                None => stopping.check(it, increment, &mut || squares.sqrt(), &mut || {
+                    problem.error_with(r, &mut scratch, &mut error_w)
+                }),
             };
             if let Some(report) = stop {
                 return report;
@@ -1279,12 +1296,6 @@ impl Part<'_> {
     }
 }
 
-/// `acc + Σ x_i²` in order: with `acc = −0` over a whole vector, `‖x‖²` as [`norm2`] sums it,
-/// so that the parts of a vector summed one after the other give the same number.
-fn add_squares(acc: f64, x: &[f64]) -> f64 {
-    x.iter().fold(acc, |a, v| a + v * v)
-}
-
 /// Part `B`'s reactions, increments and body velocities, held by the helper thread for a whole
 /// solve of the halves schedule ([`Held`] says what the calling thread handed over), its share
 /// of the Anderson history, the task and its outcome.
@@ -1294,7 +1305,7 @@ struct PartB {
     r: Vec<f64>,
     delta: Vec<f64>,
     w: Vec<f64>,
-    result: Option<f64>,
+    result: Option<Swept>,
     /// `B`'s entries of the Anderson vectors `f_{k−1}`, `g_{k−1}`, `Δf`, `Δg` and of the
     /// period's sum of increments ([`Anderson`]'s layout).
     f_previous: Vec<f64>,
@@ -1305,8 +1316,6 @@ struct PartB {
     /// `B`'s first-pass sums, and whether its extrapolation was finite.
     sums: FirstPassSums,
     finite: bool,
-    /// The running sum of squares of the reactions ([`PartTask::SquaresFrom`]).
-    squares: f64,
 }
 
 /// What the helper thread does on part `B`.
@@ -1322,8 +1331,6 @@ enum PartTask {
     Reactions,
     /// The second pass of an extrapolation on its reactions.
     Extrapolate(SecondPassStep),
-    /// The sum of squares of `A`'s reactions (given) continued over `B`'s ([`add_squares`]).
-    SquaresFrom(f64),
 }
 
 impl PartB {
@@ -1363,7 +1370,6 @@ impl PartB {
                 update.add_reactions(na..na + nb, na, &self.r, &mut self.w, va);
             }
             PartTask::Extrapolate(step) => self.finite = second_pass(step, &mut self.r, &mu[na..na + nb], &self.dg),
-            PartTask::SquaresFrom(acc) => self.squares = add_squares(acc, &self.r),
         }
     }
 }
@@ -1407,8 +1413,8 @@ fn halves_velocities<U: Update>(update: &U, part: Part<'_>, held: &mut Held, r: 
 /// With `history` (Anderson, the sweep's period and, on the period's last sweep, the plan of
 /// an extrapolation), the increments are summed over the period part by part, and with a plan
 /// `sums` receives the first-pass sums `A + B + S` (`B`'s on the worker, which keeps `B`'s
-/// history). With `norm`, `‖r‖₂` after the sweep, summed `A`, `B` (on the worker, while `S`
-/// is swept here), `S` in order: the same number as [`norm2`] on the whole of `r`.
+/// history). The parts' sums ([`Swept`]) are added `A`, `B`, `S` in this order (the same
+/// numbers on any pool).
 #[allow(clippy::too_many_arguments)]
 fn halves_sweep<U: Update>(
     update: &U,
@@ -1418,8 +1424,7 @@ fn halves_sweep<U: Update>(
     history: Option<(&mut Anderson, Period, Option<PassPlan>)>,
     sums: &mut FirstPassSums,
     w: &mut [f64],
-    norm: Option<&mut f64>,
-) -> Option<f64> {
+) -> Option<Swept> {
     let Halves { na, nb, va, vb } = part.layout;
     let nc = r.len() / 3;
     let s_start = na + nb;
@@ -1467,12 +1472,7 @@ fn halves_sweep<U: Update>(
         }
         None => update.sweep(0..na, 0, &mut r[..3 * na], &mut [], &mut w[..va], 0),
     };
-    let squares_a = norm.as_ref().map(|_| add_squares(-0.0, &r[..3 * na]));
     let (b, sums_b) = finish_sweep(part, w)?;
-    // `B`'s share of the norm on the worker while `S` is swept here.
-    if let Some(acc) = squares_a {
-        part.worker.start(|job| job.task = PartTask::SquaresFrom(acc), |job| job.run(update, part.layout, &[])).ok()?;
-    }
     let s = match &mut buffers {
         Some((buffers, period, plan)) => {
             let s = update.sweep(s_start..nc, 0, r, buffers.f, w, 0);
@@ -1488,16 +1488,12 @@ fn halves_sweep<U: Update>(
         }
         None => update.sweep(s_start..nc, 0, r, &mut [], w, 0),
     };
-    if let Some(norm) = norm {
-        let squares_b = part.worker.finish(|job| job.squares).ok()?;
-        *norm = add_squares(squares_b, &r[3 * s_start..]).sqrt();
-    }
-    Some(a? + b? + s?)
+    Some(a?.then(b?).then(s?))
 }
 
 /// Waits for `B`'s sweep and copies the boundary's velocities back; its outcome and
 /// first-pass sums.
-fn finish_sweep(part: Part<'_>, w: &mut [f64]) -> Option<(Option<f64>, FirstPassSums)> {
+fn finish_sweep(part: Part<'_>, w: &mut [f64]) -> Option<(Option<Swept>, FirstPassSums)> {
     let va = part.layout.va;
     part.worker
         .finish(|job| {
