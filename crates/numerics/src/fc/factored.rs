@@ -744,7 +744,7 @@ trait Update: Sync {
 /// What a sweep sums over its contacts, in the order it visits them: `Σ ‖Δr_c‖²` (the light
 /// error's increment) and `Σ_c ‖r_c‖²` of the new reactions (from `−0`, entry after entry, as
 /// [`norm2`] sums: the same number on a sweep in the natural order).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct Swept {
     increment: f64,
     squares: f64,
