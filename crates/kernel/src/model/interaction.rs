@@ -114,38 +114,48 @@ pub const LEVELS: usize = 3;
 /// `y[0]` is the gap `h(q, t)`, `y[1]` its velocity `H v + ∂h/∂t`; `λ[1]` is the impulse of the
 /// last time-stepping step and `λ[2]` an acceleration-level force (event-driven). The previous
 /// step's values are kept in the memories (`y_memory(1)` is the `ẏ_k` of the restitution law).
+///
+/// The fields are laid out in this order, from a cache line's start (`repr(C, align(64))`), for
+/// the one-step problem's gather, which visits the active interactions scattered in memory and
+/// is bound by how many cache lines of each it waits for: what it reads is the first 8 lines
+/// (the relation's tag, which also says whether a slot of the interaction graph is occupied, the
+/// law, the size, systems, offsets and whether `∂h/∂t` is present, then `H` and `λ`, `λ[1]` in
+/// the eighth line); the output memory, read only by a law with restitution, and the fields of
+/// the other passes follow.
+#[repr(C, align(64))]
 pub struct Interaction {
     pub(crate) relation: Relation,
-    /// Present for the interactions of first-order systems (boxed: the interactions of
-    /// second-order systems stay small, which the passes over all interactions read faster).
-    pub(crate) first_order: Option<Box<FirstOrderWork>>,
     pub(crate) law: NonsmoothLaw,
-    pub(crate) ds: Linked<DsId>,
     pub(crate) size: usize,
-    pub(crate) y: [LevelValues; LEVELS],
-    pub(crate) y_memory: [LevelValues; LEVELS],
-    pub(crate) lambda: [LevelValues; LEVELS],
-    /// Scratch for `H = ∂h/∂q`, `size × Σ nv`, for the relations that write it as a matrix
-    /// ([`LagrangianRelation::jacobian`]).
-    pub(crate) jacobian: Mat<f64>,
+    pub(crate) ds: Linked<DsId>,
+    /// Column offset of each linked system's velocity in `H`.
+    pub(crate) offsets: Linked<usize>,
+    pub(crate) has_h_dot: bool,
+    /// `H` is valid and constant (linear time-invariant relation already evaluated).
+    pub(crate) jacobian_constant: bool,
+    /// Whether the interaction is in index set 1 (active in the velocity-level problem).
+    pub(crate) active: bool,
     /// `H` at the current iterate, row-major (`size × Σ nv`), in the interaction itself up to
     /// the size of a contact between two 3D bodies.
     pub(crate) h_rows: JacobianRows,
-    /// `H` is valid and constant (linear time-invariant relation already evaluated).
-    pub(crate) jacobian_constant: bool,
-    /// Column offset of each linked system's velocity in `H`.
-    pub(crate) offsets: Linked<usize>,
-    /// Concatenated positions and velocities of the linked systems (workspace).
-    pub(crate) q_work: Vec<f64>,
+    pub(crate) lambda: [LevelValues; LEVELS],
+    pub(crate) y_memory: [LevelValues; LEVELS],
+    pub(crate) y: [LevelValues; LEVELS],
+    /// Concatenated velocities of the linked systems (workspace).
     pub(crate) v_work: Vec<f64>,
-    /// `∂h/∂t` at the last output evaluation, when the relation has one (`has_h_dot`).
-    pub(crate) h_dot: Vec<f64>,
-    pub(crate) has_h_dot: bool,
-    /// Whether the interaction is in index set 1 (active in the velocity-level problem).
-    pub(crate) active: bool,
     /// Rank in index set 1 when the model orders it ([`Nsds::set_priority`](super::Nsds::set_priority)):
     /// lower first.
     pub(crate) priority: f64,
+    /// Present for the interactions of first-order systems (boxed: the interactions of
+    /// second-order systems stay small, which the passes over all interactions read faster).
+    pub(crate) first_order: Option<Box<FirstOrderWork>>,
+    /// Concatenated positions of the linked systems (workspace).
+    pub(crate) q_work: Vec<f64>,
+    /// `∂h/∂t` at the last output evaluation, when the relation has one (`has_h_dot`).
+    pub(crate) h_dot: Vec<f64>,
+    /// Scratch for `H = ∂h/∂q`, `size × Σ nv`, for the relations that write it as a matrix
+    /// ([`LagrangianRelation::jacobian`]).
+    pub(crate) jacobian: Mat<f64>,
     pub(crate) ds_edge: EdgeIndex,
 }
 
@@ -163,23 +173,22 @@ impl std::fmt::Debug for Interaction {
 
 impl Interaction {
     /// Asks the cache for the lines a one-step problem's gather will read of this interaction
-    /// ([`crate::cache::prefetch`]): the law and whether `∂h/∂t` is present, the systems and their
-    /// offsets, the sizes, `ẏ` memory and `λ` at `level`, and the first line of `H`. The gather
+    /// ([`crate::cache::prefetch`]): the relation's tag, the law, whether `∂h/∂t` is present, the
+    /// systems and their offsets, the size, `λ` at `level`, and the first and last lines of `H`
+    /// (the output memory, read only by a law with restitution, is hinted by the gather). The gather
     /// visits the interactions in the problem's order, scattered in memory: issued a few
     /// interactions ahead, these hints overlap their cache misses with the current copies. They
     /// read nothing of the record; the rest of `H`, whose extent is read from the record, is
     /// hinted a few interactions later ([`Interaction::prefetch_rows`]).
     pub(crate) fn prefetch_gathered(&self, level: usize) {
         use crate::cache::prefetch;
-        prefetch(&self.law);
-        prefetch(&self.has_h_dot);
-        prefetch(&self.v_work);
-        prefetch(&self.ds);
-        prefetch(&self.size);
-        prefetch(&self.y_memory[level]);
-        prefetch(&self.lambda[level]);
-        prefetch(&self.h_rows);
+        // The lines before `H`, `H`'s first, the line of its last values and its length (that
+        // of `λ[0]`), and `λ[level]`.
+        prefetch(&self.relation);
         prefetch(&self.offsets);
+        prefetch(&self.h_rows);
+        prefetch(&self.lambda[0]);
+        prefetch(&self.lambda[level]);
     }
 
     /// The hints for every line of `H` and for the systems' column offsets.
@@ -315,3 +324,41 @@ impl Interaction {
 
 /// `f64` values per 64-byte cache line.
 const F64_PER_LINE: usize = 8;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// What the one-step problem's gather reads of an interaction lies in its first 8 cache lines,
+    /// from a line's start ([`Interaction`]'s layout): the relation's tag, the law, the size,
+    /// systems and offsets, whether `∂h/∂t` is present, `H` (its inline values and length) and
+    /// `λ[0]`, `λ[1]`.
+    #[test]
+    fn the_gathered_fields_are_the_first_eight_lines() {
+        const LINE: usize = 64;
+        assert_eq!(std::mem::align_of::<Interaction>(), LINE);
+        let ends = [
+            offset_of!(Interaction, relation) + size_of::<Relation>(),
+            offset_of!(Interaction, law) + size_of::<NonsmoothLaw>(),
+            offset_of!(Interaction, size) + size_of::<usize>(),
+            offset_of!(Interaction, ds) + size_of::<Linked<DsId>>(),
+            offset_of!(Interaction, offsets) + size_of::<Linked<usize>>(),
+            offset_of!(Interaction, has_h_dot) + 1,
+            offset_of!(Interaction, h_rows) + size_of::<JacobianRows>(),
+            offset_of!(Interaction, lambda) + 2 * size_of::<LevelValues>(),
+        ];
+        for end in ends {
+            assert!(end <= 8 * LINE, "a gathered field ends at byte {end}");
+        }
+        // The fields of the other passes come after them.
+        for start in [
+            offset_of!(Interaction, y_memory),
+            offset_of!(Interaction, y),
+            offset_of!(Interaction, v_work),
+            offset_of!(Interaction, q_work),
+        ] {
+            assert!(start >= offset_of!(Interaction, lambda) + 2 * size_of::<LevelValues>());
+        }
+    }
+}

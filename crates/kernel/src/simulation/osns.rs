@@ -483,9 +483,15 @@ impl OneStepNsProblem {
                 }
                 if let Some(ahead) = refs.get(i + PREFETCH_INTERACTIONS_AHEAD / 2) {
                     ahead.prefetch_rows();
+                    if law_reads_memory(ahead.law, level) {
+                        crate::cache::prefetch(&ahead.y_memory[slot]);
+                    }
                 }
                 self.positions.push(n);
-                let (m, nv) = (inter.size, inter.v_work.len());
+                // `H` has `m · nv` values: its length is in the lines read here, the velocities'
+                // workspace is not.
+                let m = inter.size;
+                let nv = inter.h_rows.len().checked_div(m).unwrap_or(0);
                 let mut shape = BlockShape {
                     size: m,
                     columns: nv,
@@ -513,7 +519,13 @@ impl OneStepNsProblem {
                     None => extend_small(&mut self.h, &inter.h_rows[..nv * m]),
                 }
                 rows += nv * m;
-                extend_small(&mut self.memory, &inter.y_memory[slot]);
+                // The output memory of a law without a term from it is not read (its lines are
+                // beyond those the gather waits for, [`crate::model::Interaction`]).
+                if law_reads_memory(inter.law, level) {
+                    extend_small(&mut self.memory, &inter.y_memory[slot]);
+                } else {
+                    self.memory.resize(self.memory.len() + m, 0.0);
+                }
                 if self.warm_start {
                     extend_small(&mut self.z, &inter.lambda[slot]);
                 } else {
@@ -1101,6 +1113,18 @@ fn push_body_inverse(
     }
 }
 
+/// Whether [`add_law_terms`] reads the output memory for `law` at `level`: a Newton impact law,
+/// and a frictional one at position level or with a positive restitution coefficient.
+fn law_reads_memory(law: NonsmoothLaw, level: ProblemLevel) -> bool {
+    match law {
+        NonsmoothLaw::NewtonImpact { .. } => true,
+        NonsmoothLaw::NewtonImpactFriction { normal_restitution, tangential_restitution, .. } => {
+            level == ProblemLevel::Position || normal_restitution > 0.0 || tangential_restitution > 0.0
+        }
+        _ => false,
+    }
+}
+
 /// Adds the terms of the nonsmooth law `law` to `q_alpha`, the rows of an interaction in `q`,
 /// from its output memory `memory` (`ẏ_k` at velocity level, `y_{k−1}` at position level):
 /// `e ẏ_k` of a Newton impact law; with friction, `e_n` on the normal component and `e_t` on the
@@ -1166,5 +1190,52 @@ fn add_block<F: FnMut(usize, usize, f64)>(h: &[f64], x: &[f64], a: &BlockShape, 
             }
             add(i, l, s);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The gather skips the output memory exactly when the law's terms do not read it: with a
+    /// memory of NaN, those terms leave `q` as it was; with a law that reads it, they do not.
+    #[test]
+    fn the_law_terms_read_the_memory_only_when_said() {
+        let laws = [
+            NonsmoothLaw::NewtonImpact { restitution: 0.0 },
+            NonsmoothLaw::NewtonImpact { restitution: 0.5 },
+            NonsmoothLaw::NewtonImpactFriction {
+                normal_restitution: 0.0,
+                tangential_restitution: 0.0,
+                friction: 0.3,
+                dimension: 3,
+            },
+            NonsmoothLaw::NewtonImpactFriction {
+                normal_restitution: 0.5,
+                tangential_restitution: 0.0,
+                friction: 0.3,
+                dimension: 3,
+            },
+            NonsmoothLaw::NewtonImpactFriction {
+                normal_restitution: 0.0,
+                tangential_restitution: 0.2,
+                friction: 0.3,
+                dimension: 3,
+            },
+            NonsmoothLaw::Complementarity { size: 3 },
+            NonsmoothLaw::Equality { size: 3 },
+        ];
+        let mut skipped = 0;
+        for law in laws {
+            for level in [ProblemLevel::Velocity, ProblemLevel::Position] {
+                let mut q = [1.0, -2.0, 3.0];
+                add_law_terms(law, level, &[f64::NAN; 3], &mut q);
+                let untouched = q.map(f64::to_bits) == [1.0_f64, -2.0, 3.0].map(f64::to_bits);
+                assert_eq!(untouched, !law_reads_memory(law, level), "{law:?} at {level:?}");
+                skipped += usize::from(untouched);
+            }
+        }
+        // The frictional law without restitution at velocity level, and the laws without terms.
+        assert_eq!(skipped, 5);
     }
 }
