@@ -446,15 +446,31 @@ pub(crate) fn commit(root: &Path) -> String {
     }
 }
 
-/// The CPU model from `/proc/cpuinfo` and the number of logical CPUs.
+/// The CPU model from `/proc/cpuinfo`, with its family and model numbers (a virtual machine may
+/// name only the vendor's line, "AMD EPYC", for processors of different generations), and the
+/// number of logical CPUs.
 pub(crate) fn cpu_model() -> String {
-    let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else { return "unknown".into() };
-    let model = info
-        .lines()
-        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, m)| m.trim().to_owned()))
-        .unwrap_or_else(|| "unknown model".into());
-    let count = info.lines().filter(|l| l.starts_with("processor")).count();
-    format!("{model} ({count} logical CPUs)")
+    match std::fs::read_to_string("/proc/cpuinfo") {
+        Ok(info) => cpu_model_from(&info),
+        Err(_) => "unknown".into(),
+    }
+}
+
+/// [`cpu_model`] from the text of `/proc/cpuinfo`.
+fn cpu_model_from(info: &str) -> String {
+    // The first processor's `key : value` fields.
+    let field = |key: &str| {
+        info.lines().find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            (k.trim() == key).then(|| v.trim().to_owned())
+        })
+    };
+    let model = field("model name").unwrap_or_else(|| "unknown model".into());
+    let count = info.lines().filter(|l| l.split_once(':').is_some_and(|(k, _)| k.trim() == "processor")).count();
+    match (field("cpu family"), field("model")) {
+        (Some(family), Some(number)) => format!("{model} (family {family}, model {number}; {count} logical CPUs)"),
+        _ => format!("{model} ({count} logical CPUs)"),
+    }
 }
 
 /// The current UTC date and time, `YYYY-MM-DD HH:MM UTC`.
@@ -482,6 +498,15 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cpu_fields() {
+        let info = "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n\
+                    model name\t: AMD EPYC\n\nprocessor\t: 1\ncpu family\t: 26\nmodel\t\t: 2\n\
+                    model name\t: AMD EPYC\n";
+        assert_eq!(cpu_model_from(info), "AMD EPYC (family 26, model 2; 2 logical CPUs)");
+        assert_eq!(cpu_model_from("processor : 0\n"), "unknown model (1 logical CPUs)");
+    }
 
     #[test]
     fn civil_dates() {
