@@ -37,6 +37,5 @@ mod linalg;
 pub mod model;
 pub mod simulation;
 
-pub use cache::prefetch;
 pub use error::KernelError;
 pub use nonsmooth_numerics as numerics;

@@ -231,20 +231,6 @@ impl LagrangianRelation for ContactRelation {
         Some(if self.two_bodies { 12 } else { 6 })
     }
 
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
-        Some(self)
-    }
-
-    /// Hints every cache line of the relation (its fields span up to three).
-    fn prefetch(&self) {
-        use nonsmooth_kernel::prefetch;
-        prefetch(&self.local1);
-        prefetch(&self.local2);
-        prefetch(&self.frame);
-        prefetch(&self.frame[2][2]);
-        prefetch(&self.two_bodies);
-    }
-
     /// `y = ((P₁ − P₂)·n, 0, 0)`.
     fn output(&mut self, _t: f64, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         let (p1, p2) = self.points(q);

@@ -189,13 +189,8 @@ pub struct SceneOptions {
     /// With an NSGS `method`, solve the one-step problem in body velocities on the factored
     /// Delassus operator `W = H M⁻¹ Hᵀ` instead of assembling `W`
     /// ([`OneStepNsProblem::friction_contact_3d_factored`]; the same iteration up to round-off)
-    /// (default: true). Other methods always assemble `W`. Measured on the sphere piles with the
-    /// scenes' NSGS (`mechanics-pile [--parallel] [--assembled]`, steps 300–500): sequential,
-    /// 5000 spheres 99 ms per step against 123 assembled (it streams 0.3 kB of `H` per contact
-    /// and sweep instead of a block row of `W`, 0.5 kB), 1000 spheres 10.2 against 9.9 ms, 20000
-    /// spheres (steps 300–320) 221 against 236 ms; on 2 threads, 5000 spheres, 87 against 86–90
-    /// ms, 20000 spheres (steps 300–320) 230 against 211 ms. Its assembly takes a third of the
-    /// time (no `W`).
+    /// (default: true). Other methods always assemble `W`. The factored form builds no `W`:
+    /// each sweep reads a contact's rows of `H` instead of its block row of `W`.
     pub factored_delassus: bool,
 }
 
@@ -218,11 +213,9 @@ impl Default for SceneOptions {
 }
 
 impl SceneOptions {
-    /// Sweep cap of [`SceneOptions::default_nsgs`] (Siconos' NSGS default is 1000). During the
-    /// collapse of the 5000-sphere pile a few problems in a hundred stagnate just above the
-    /// tolerance for hundreds of sweeps and reach it after 1000–1650 (measured on the problems
-    /// of the steps that stopped at 1000 sweeps, with and without the parallel schedule): with
-    /// the cap at 1000 those steps ended unconverged.
+    /// Sweep cap of [`SceneOptions::default_nsgs`], above Siconos' NSGS default of 1000: during
+    /// the collapse of a large pile a few problems stagnate just above the tolerance for
+    /// hundreds of sweeps before they reach it.
     pub const NSGS_MAX_SWEEPS: usize = 3000;
 
     /// The NSGS of scenes: tolerance `1e-4` on Siconos' FC3D error, at most
@@ -230,14 +223,11 @@ impl SceneOptions {
     /// Alart–Curnier local solver (closed form on the `diag(a, b, b)` blocks of sphere contacts),
     /// over-relaxation `ω = 1.5`, Anderson acceleration with memory 3
     /// ([`NsgsOptions::anderson_memory`]) on pairs of sweeps ([`NsgsOptions::anderson_period`]
-    /// 2: one extrapolation per two sweeps, which also halves its cost; 164 instead of 181
-    /// sweeps per step on the 5000-sphere pile, steps 300–500), and Siconos' default error evaluation (the light
-    /// increment error after each sweep, the full error to stop). On FC3D problems of
-    /// collapsing sphere piles (1000 and 5000 spheres) this reached the tolerance in 63–201
-    /// sweeps where `ω = 1.5` alone needed 215–418 and `ω = 1` about twice as many; with `ω = 1`
-    /// the acceleration stagnated on some of them (and then switches itself off). With
-    /// `parallel`, the sweeps run in two halves ([`NsgsSchedule::Halves`](nonsmooth_numerics::fc::nsgs::NsgsSchedule::Halves)),
-    /// which keeps the top-down order within each half.
+    /// 2: one extrapolation per two sweeps, which also halves its cost), and Siconos' default
+    /// error evaluation (the light increment error after each sweep, the full error to stop).
+    /// With `parallel`, the sweeps run in two halves
+    /// ([`NsgsSchedule::Halves`](nonsmooth_numerics::fc::nsgs::NsgsSchedule::Halves)), which
+    /// keeps the top-down order within each half.
     pub fn default_nsgs() -> NsgsOptions {
         NsgsOptions::default()
             .with_max_iterations(Self::NSGS_MAX_SWEEPS)
@@ -851,11 +841,7 @@ impl Scene {
                 }
                 ic += 1;
                 let (q1, q2) = (self.body_q(b1), b2.map(|b| self.body_q(b)));
-                let relation = self.sim.nsds_mut().relation_mut(id)?;
-                let contact_relation = relation
-                    .as_any_mut()
-                    .and_then(|a| a.downcast_mut::<ContactRelation>())
-                    .expect("scene contacts hold contact relations");
+                let contact_relation = self.sim.nsds_mut().relation_mut_as::<ContactRelation>(id)?;
                 contact_relation.update(&c, &q1, q2.as_ref().map(|q| q.as_slice()))?;
                 self.order(id, &c)?;
                 next.push((key, id));

@@ -12,6 +12,8 @@
 //!
 //! Interactions can be linked and removed between steps (contacts appearing and vanishing).
 
+use std::any::Any;
+
 use faer::Mat;
 use petgraph::stable_graph::{NodeIndex, StableUnGraph};
 use petgraph::visit::EdgeRef;
@@ -710,14 +712,11 @@ impl Nsds {
 
     /// The cache hints of the batched passes ([`crate::cache::prefetch`]), before batch `c` of
     /// `nodes` (batches of [`GATHER_BATCH`]): the lines of the interactions two batches ahead,
+    /// the relations (every line of each boxed object, [`crate::cache::prefetch_object`]) and
     /// the state records of the systems of the next batch (whose interactions' lines were hinted
     /// one batch earlier), and the positions (and with `velocities`, the velocities) of the
     /// systems of batch `c` (whose records were hinted one batch earlier). Each level's address
-    /// is read from the level before, which has arrived by then. Measured against the earlier
-    /// read-ahead loads of each batch's interactions (`touch_batch`, removed; alternating runs,
-    /// eleventh session, update relative to solve of the same run): 20000 spheres (steps
-    /// 300–320) update 97–102 → 79–87 ms per step (−13%), 5000 spheres on 2 threads (steps
-    /// 300–500) 26.3–27.6 → 22.2–22.7 ms (−10%); the same trajectories, bit for bit.
+    /// is read from the level before, which has arrived by then.
     fn prefetch_batches(&self, nodes: &[NodeIndex], c: usize, velocities: bool) {
         use crate::cache::prefetch;
         let batch = |b: usize| nodes.chunks(GATHER_BATCH).nth(b).unwrap_or(&[]);
@@ -727,7 +726,7 @@ impl Nsds {
         for &node in batch(c + 1) {
             let inter = &self.interaction_graph[node];
             if let Relation::Lagrangian(relation) = &inter.relation {
-                relation.prefetch();
+                crate::cache::prefetch_object(relation.as_ref());
             }
             for &d in &inter.ds {
                 if let Some(ds) = self.ds_graph[d.0].second() {
@@ -780,9 +779,8 @@ impl Nsds {
     }
 
     /// The relation of a Lagrangian interaction, mutably (to update its data between steps,
-    /// e.g. the contact points of a detection; downcast through
-    /// [`LagrangianRelation::as_any_mut`]). The next step recomputes every output before its
-    /// activation test.
+    /// e.g. the contact points of a detection; [`Nsds::relation_mut_as`] gives it with its
+    /// type). The next step recomputes every output before its activation test.
     ///
     /// # Errors
     /// [`KernelError::UnknownInteraction`] for a stale or foreign handle;
@@ -796,6 +794,33 @@ impl Nsds {
             Relation::Lagrangian(r) => Ok(r.as_mut()),
             Relation::FirstOrder(_) => Err(not_lagrangian(id)),
         }
+    }
+
+    /// [`Nsds::relation_mut`] as the relation's own type `R`, e.g. a contact relation whose
+    /// points a detection updates. Nothing changes when the call fails.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownInteraction`] for a stale or foreign handle;
+    /// [`KernelError::InvalidModel`] for a first-order interaction or a relation of another
+    /// type than `R`.
+    pub fn relation_mut_as<R: LagrangianRelation>(&mut self, id: InteractionId) -> Result<&mut R, KernelError> {
+        self.interaction(id)?;
+        let inter = &mut self.interaction_graph[id.0];
+        let Relation::Lagrangian(relation) = &mut inter.relation else {
+            return Err(not_lagrangian(id));
+        };
+        // `relation.as_mut()`, not the box: a `Box<dyn LagrangianRelation>` is `Any` too.
+        let relation: &mut dyn Any = relation.as_mut();
+        let Some(relation) = relation.downcast_mut::<R>() else {
+            return Err(KernelError::InvalidModel(format!(
+                "the relation of interaction {} is not a {}",
+                id.index(),
+                std::any::type_name::<R>()
+            )));
+        };
+        inter.jacobian_constant = false;
+        self.relation_version += 1;
+        Ok(relation)
     }
 
     /// Sets the rank of an interaction in index set 1, which then lists the interactions by
@@ -817,10 +842,13 @@ impl Nsds {
         Ok(())
     }
 
-    /// Cache hints ([`crate::prefetch`]) for the lines of interaction `id`'s record that
-    /// [`Nsds::relation_mut`] and [`Nsds::set_priority`] read and write, for a pass that will
-    /// update many relations in a scattered order (a contact detection): issued a few
-    /// interactions ahead, their misses overlap the current work. Nothing for a stale handle.
+    /// A cache hint only: asks for the lines of interaction `id`'s record that
+    /// [`Nsds::relation_mut`] and [`Nsds::set_priority`] read and write.
+    ///
+    /// For a pass that updates many relations in a scattered order (a contact detection):
+    /// issued a few interactions ahead, the misses overlap the current work. Nothing for a
+    /// stale handle.
+    #[doc(hidden)]
     pub fn prefetch_interaction(&self, id: InteractionId) {
         use crate::cache::prefetch;
         if let Ok(inter) = self.interaction(id) {
@@ -830,13 +858,15 @@ impl Nsds {
         }
     }
 
-    /// The cache hint for the data of interaction `id`'s relation
-    /// ([`LagrangianRelation::prefetch`]). It reads the interaction's record: hint the record
-    /// first ([`Nsds::prefetch_interaction`]), a few interactions earlier. Nothing for a stale
-    /// handle or a first-order interaction.
+    /// A cache hint only: asks for every line of interaction `id`'s relation object.
+    ///
+    /// It reads the interaction's record: hint the record first
+    /// ([`Nsds::prefetch_interaction`]), a few interactions earlier. Nothing for a stale handle
+    /// or a first-order interaction.
+    #[doc(hidden)]
     pub fn prefetch_relation(&self, id: InteractionId) {
         if let Ok(Interaction { relation: Relation::Lagrangian(relation), .. }) = self.interaction(id) {
-            relation.prefetch();
+            crate::cache::prefetch_object(relation.as_ref());
         }
     }
 
@@ -1097,5 +1127,31 @@ impl Nsds {
             }
         }
         (residual_r, residual_y)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{LagrangianLinearTids, LagrangianLinearTir, LagrangianScleronomousR};
+
+    #[test]
+    fn a_relation_is_given_with_its_own_type_and_only_with_it() -> Result<(), KernelError> {
+        let mut nsds = Nsds::new();
+        let ball = nsds.add_ds(LagrangianLinearTids::new(vec![1.0], vec![0.0], faer::mat![[1.0]])?);
+        let id = nsds.link(LagrangianLinearTir::new(faer::mat![[1.0]])?, NonsmoothLaw::newton_impact(0.5)?, &[ball])?;
+        let version = nsds.relation_version;
+
+        let wrong = nsds.relation_mut_as::<LagrangianScleronomousR>(id);
+        assert!(matches!(wrong, Err(KernelError::InvalidModel(ref m)) if m.contains("LagrangianScleronomousR")));
+        assert_eq!(nsds.relation_version, version, "a failed call changes nothing");
+
+        let relation = nsds.relation_mut_as::<LagrangianLinearTir>(id)?;
+        assert_eq!(relation.h().nrows(), 1);
+        assert_eq!(nsds.relation_version, version + 1);
+
+        nsds.remove_interaction(id)?;
+        assert!(matches!(nsds.relation_mut_as::<LagrangianLinearTir>(id), Err(KernelError::UnknownInteraction(_))));
+        Ok(())
     }
 }

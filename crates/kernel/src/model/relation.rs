@@ -15,7 +15,11 @@ use crate::error::{check_finite, check_len};
 
 /// A relation between the state of one or two second-order systems and an interaction's
 /// output (seed `000_b50ea4bc6edb00b3.txt` lines 2050-2110).
-pub trait LagrangianRelation: Send {
+///
+/// A relation is [`std::any::Any`], so a model that updates its own relations between steps
+/// gets them back with their type through
+/// [`Nsds::relation_mut_as`](crate::model::Nsds::relation_mut_as).
+pub trait LagrangianRelation: std::any::Any + Send {
     /// Size `m` of `y` and `λ`.
     fn size(&self) -> usize;
 
@@ -24,21 +28,6 @@ pub trait LagrangianRelation: Send {
     fn velocity_size(&self) -> Option<usize> {
         None
     }
-
-    /// The relation as [`std::any::Any`], for models that update their own relations between
-    /// steps (a contact relation whose points a detection refreshes; see
-    /// [`Nsds::relation_mut`](crate::model::Nsds::relation_mut)). `None` by default.
-    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
-        None
-    }
-
-    /// Asks the processor to start loading this relation's data into its caches, without
-    /// waiting (a hint: it reads nothing, computes nothing and changes nothing). The kernel's
-    /// passes over many interactions call it a few interactions ahead of the one they
-    /// evaluate, so that the cache miss on a relation stored away from its interaction
-    /// overlaps other work. The default does nothing; a relation evaluated at every step (a
-    /// contact) calls [`crate::prefetch`] on its fields.
-    fn prefetch(&self) {}
 
     /// Whether `h` is affine in `q` with a constant Jacobian and no explicit time dependence
     /// (then integrators compute `H` once).
