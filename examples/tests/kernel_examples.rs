@@ -270,3 +270,31 @@ fn double_pendulum_with_contacts_does_not_penetrate_nor_gain_energy_at_impacts()
     assert!(wall_gap >= -model.h * wall_speed, "wall penetration {wall_gap:e}");
     assert!(impact_gain <= 0.0, "energy increased by {impact_gain:e} over an impact step");
 }
+
+/// Moreau–Jean, Schatzman–Paoli and Euler–Moreau in one simulation: each part's trajectory is,
+/// bit for bit, the one it has alone, and each part does something (impacts, diode switching).
+#[test]
+fn mixed_integrators_give_each_part_its_trajectory_alone() {
+    use nonsmooth_examples::kernel::mixed_integrators::{BEADS, simulate, simulate_alone};
+    let together = simulate().expect("the mixed simulation runs");
+    let alone = simulate_alone().expect("the parts run alone");
+    for (name, mixed, single) in [
+        ("beads", &together.beads, &alone.beads),
+        ("ball", &together.ball, &alone.ball),
+        ("diode bridge", &together.diode_bridge, &alone.diode_bridge),
+    ] {
+        assert_eq!(mixed.rows(), 10_001, "{name}");
+        assert_eq!(mixed.rows(), single.rows(), "{name}");
+        for i in 0..mixed.rows() {
+            let (a, b) = (mixed.row(i), single.row(i));
+            assert!(a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits()), "{name}, row {i}: {a:?} against {b:?}");
+        }
+    }
+    // The lowest bead bounced (its velocity changed sign), the ball hit its floor (a positive
+    // position-level multiplier), the diodes switched (a positive multiplier).
+    let rows =
+        |t: &nonsmooth::kernel::simulation::Trajectory| (0..t.rows()).map(|i| t.row(i).to_vec()).collect::<Vec<_>>();
+    assert!(rows(&together.beads).iter().any(|r| r[1 + BEADS] > 0.1));
+    assert!(rows(&together.ball).iter().any(|r| r[3] > 0.0));
+    assert!(rows(&together.diode_bridge).iter().any(|r| r[3..].iter().any(|&l| l > 0.0)));
+}

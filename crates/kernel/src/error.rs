@@ -90,14 +90,35 @@ pub enum KernelError {
     /// The projection onto the constraints did not bring the violations below its tolerances
     /// (or, combined projection, the index set did not settle) and the policy is
     /// [`NonConvergencePolicy::Fail`](crate::simulation::NonConvergencePolicy::Fail).
-    #[error("the projection onto the constraints did not converge at t = {time} (step {step}): {report:?}")]
+    #[error(
+        "the projection onto the constraints did not converge at t = {time} (step {step}): violations {unilateral:e} (unilateral), {bilateral:e} (bilateral) after {iterations} iterations"
+    )]
     ProjectionNotConverged {
         /// The time at the end of the step.
         time: f64,
         /// The step index.
         step: usize,
-        /// What the projection did.
-        report: crate::simulation::ProjectionReport,
+        /// Projection iterations of the last pass.
+        iterations: usize,
+        /// `max(0, −y)` over the unilateral constraints after the projection.
+        unilateral: f64,
+        /// `‖y‖∞` over the bilateral constraints after the projection.
+        bilateral: f64,
+    },
+    /// A system of a simulation with several one-step integrators was assigned to none of them.
+    #[error("system {ds} is assigned to no one-step integrator of the simulation")]
+    UnassignedSystem {
+        /// The system's index.
+        ds: usize,
+    },
+    /// A system was assigned to two one-step integrators, or an interaction links systems of
+    /// two integrators (each interaction belongs to the integrator of its systems).
+    #[error("{what} {index} belongs to two one-step integrators")]
+    SharedBetweenIntegrators {
+        /// `"system"` or `"interaction"`.
+        what: &'static str,
+        /// Its index.
+        index: usize,
     },
     /// An event-driven simulation found a constraint violated beyond its tolerance (Siconos:
     /// "output of level 0 must be positive"), or an acceleration-level solution that breaks the
@@ -126,8 +147,30 @@ pub enum KernelError {
         /// The time reached (the last accepted time, or the time of the failing evaluation).
         time: f64,
         /// Why.
-        reason: crate::simulation::OdeFailureReason,
+        reason: OdeFailureReason,
     },
+}
+
+/// Why an ODE integrator failed ([`KernelError::OdeFailure`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum OdeFailureReason {
+    /// The step size fell below `4ε·|t|` (tolerance unattainable, or a singularity).
+    StepSizeUnderflow,
+    /// The integrator's step cap was reached before the end of the interval.
+    MaxSteps,
+    /// `f` returned a NaN or an infinity at an accepted state, or on every step-size reduction.
+    NonFiniteDerivative,
+}
+
+impl std::fmt::Display for OdeFailureReason {
+    fn fmt(&self, fm: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        fm.write_str(match self {
+            Self::StepSizeUnderflow => "step size underflow",
+            Self::MaxSteps => "maximum number of steps reached",
+            Self::NonFiniteDerivative => "the right-hand side is not finite",
+        })
+    }
 }
 
 /// Checks that `found == expected`.

@@ -6,7 +6,8 @@
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    Integrator, MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
+    MoreauJeanOsi, OneStepIntegrator, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
+    Trajectory,
 };
 
 /// Parameters of the model.
@@ -49,7 +50,7 @@ impl BouncingBall {
     ///
     /// # Errors
     /// Kernel errors (none for valid parameters).
-    pub fn build_with(&self, osi: impl Into<Integrator>) -> Result<(TimeStepping, DsId, InteractionId), KernelError> {
+    pub fn build_with(&self, osi: impl OneStepIntegrator) -> Result<(TimeStepping, DsId, InteractionId), KernelError> {
         let (m, r) = (MASS, RADIUS);
         let mass = faer::mat![[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, 2.0 / 5.0 * m * r * r]];
         let ball = LagrangianLinearTids::new(vec![self.height, 0.0, 0.0], vec![0.0; 3], mass)?

@@ -77,6 +77,29 @@ impl SecondOrderState {
         &self.p[level]
     }
 
+    /// The input `p` at `level`, mutably: a one-step integrator sets its level to zero before a
+    /// one-step problem adds `Σ Hᵀ λ` to it.
+    ///
+    /// # Panics
+    /// When `level > 2`.
+    #[track_caller]
+    pub fn p_mut(&mut self, level: usize) -> &mut [f64] {
+        assert!(level <= 2, "input levels are 0, 1 and 2");
+        &mut self.p[level]
+    }
+
+    /// The current positions and velocities, mutably, for a one-step integrator within a step
+    /// (the memories `q_k`, `v_k` stay until [`SecondOrderState::commit_memories`]).
+    pub fn qv_mut(&mut self) -> (&mut [f64], &mut [f64]) {
+        (&mut self.q, &mut self.v)
+    }
+
+    /// Ends a step: `q_k ← q`, `v_k ← v`.
+    pub fn commit_memories(&mut self) {
+        self.q_memory.copy_from_slice(&self.q);
+        self.v_memory.copy_from_slice(&self.v);
+    }
+
     /// Overwrites positions and velocities (between steps), e.g. to restart from a chosen state.
     ///
     /// # Errors

@@ -25,9 +25,11 @@
 
 use faer::Mat;
 
+use super::osi::{Contribution, FirstOrderContribution, OneStepIntegrator, ProblemLevel, StepInterval, SystemSet};
+use super::osns::OneStepNsProblem;
 use crate::KernelError;
 use crate::linalg::DenseLu;
-use crate::model::{DsId, Nsds};
+use crate::model::{DsId, FirstOrderRelationKind, InteractionId, Nsds, Relation};
 
 /// Options of [`EulerMoreauOsi`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -121,6 +123,11 @@ impl DsWork {
 pub struct EulerMoreauOsi {
     options: EulerMoreauOptions,
     work: Vec<DsWork>,
+    /// The step's relations are linear (set at the start of each Newton loop).
+    relations_linear: bool,
+    /// The step of the problem's blocks and whether they are constant (set likewise).
+    block_step: f64,
+    constant: bool,
 }
 
 impl EulerMoreauOsi {
@@ -140,7 +147,7 @@ impl EulerMoreauOsi {
         if options.gamma_for_relation && options.gamma.is_none() {
             return Err(KernelError::InvalidOption { name: "gamma_for_relation", reason: "needs a gamma" });
         }
-        Ok(Self { options, work: Vec::new() })
+        Ok(Self { options, work: Vec::new(), relations_linear: true, block_step: 0.0, constant: false })
     }
 
     /// θ given, γ = 1 (Siconos' `EulerMoreauOSI(θ)`).
@@ -179,13 +186,13 @@ impl EulerMoreauOsi {
     }
 
     /// Allocates the workspaces of systems added since the last call.
-    pub(crate) fn prepare(&mut self, nsds: &mut Nsds) {
+    pub(crate) fn prepare(&mut self, nsds: &mut Nsds, systems: &SystemSet) {
         let bound = nsds.ds_bound();
         if self.work.len() < bound {
             self.work.resize_with(bound, DsWork::absent);
         }
         for i in 0..self.work.len() {
-            match nsds.first_order_slot_mut(i) {
+            match nsds.first_order_slot_mut(i).filter(|_| systems.contains_slot(i)) {
                 None => self.work[i].present = false,
                 Some(ds) if !self.work[i].present => {
                     self.work[i] = DsWork::new(ds.size(), ds.is_linear(), ds.is_linear_time_invariant());
@@ -392,11 +399,6 @@ impl EulerMoreauOsi {
         }
     }
 
-    /// The free state of system `ds`.
-    pub(crate) fn x_free(&self, ds: DsId) -> &[f64] {
-        &self.work[ds.index()].x_free
-    }
-
     /// The partial state `x_p` of system `ds`.
     pub(crate) fn x_partial(&self, ds: DsId) -> &[f64] {
         &self.work[ds.index()].x_partial
@@ -462,6 +464,194 @@ impl EulerMoreauOsi {
         }
         Ok(())
     }
+}
+
+impl FirstOrderContribution for EulerMoreauOsi {
+    fn partial_state(&self, ds: DsId) -> &[f64] {
+        self.x_partial(ds)
+    }
+
+    fn solve_w(&self, ds: DsId, x: &mut [f64]) {
+        EulerMoreauOsi::solve_w(self, ds, x);
+    }
+
+    fn block_gamma(&self) -> Option<f64> {
+        self.options.gamma
+    }
+
+    fn full_theta_gamma(&self) -> bool {
+        self.options.gamma_for_relation
+    }
+
+    fn gamma_state(&self, ds: DsId, x_memory: &[f64], out: &mut [f64]) {
+        self.x_gamma(ds, x_memory, out);
+    }
+
+    fn block_step(&self) -> f64 {
+        self.block_step
+    }
+
+    fn constant_operators(&self) -> bool {
+        self.constant
+    }
+}
+
+impl EulerMoreauOsi {
+    /// Linearizes the relations of `interactions` at the iterate, then `W` of every system.
+    fn linearize(
+        &mut self,
+        nsds: &mut Nsds,
+        interactions: &[InteractionId],
+        t: f64,
+        h: f64,
+    ) -> Result<(), KernelError> {
+        for &id in interactions {
+            nsds.linearize_first_order(id, t)?;
+        }
+        let k_terms = nsds.first_order_k_terms(interactions);
+        self.compute_w(nsds, t, h, &k_terms)
+    }
+}
+
+/// The Euler–Moreau scheme in a time-stepping simulation: a level-0 problem on every
+/// interaction of its systems (index set 0).
+impl OneStepIntegrator for EulerMoreauOsi {
+    fn name(&self) -> &'static str {
+        "Euler–Moreau"
+    }
+
+    fn problem_level(&self) -> ProblemLevel {
+        ProblemLevel::FirstOrder
+    }
+
+    fn check_system(&self, nsds: &Nsds, ds: DsId) -> Result<(), KernelError> {
+        match nsds.first_order_ds(ds) {
+            Ok(_) => Ok(()),
+            Err(KernelError::UnknownDs(i)) => Err(KernelError::UnknownDs(i)),
+            Err(_) => Err(KernelError::InvalidModel(format!(
+                "Euler–Moreau integrates first-order systems; system {} is a second-order one",
+                ds.index()
+            ))),
+        }
+    }
+
+    /// Workspaces of new systems, `f(x₀, t₀)` at the first call, and the outputs of its
+    /// interactions.
+    fn initialize(
+        &mut self,
+        nsds: &mut Nsds,
+        systems: &SystemSet,
+        step: &StepInterval,
+        first: bool,
+    ) -> Result<(), KernelError> {
+        self.prepare(nsds, systems);
+        if first {
+            EulerMoreauOsi::initialize(self, nsds, step.t_old)?;
+        }
+        for id in systems.interactions(nsds) {
+            nsds.first_order_output(id, step.t_old)?;
+        }
+        Ok(())
+    }
+
+    fn is_linear(&self, nsds: &Nsds, systems: &SystemSet) -> bool {
+        self.all_linear() && relations_linear(nsds, systems)
+    }
+
+    /// The relations linearized at `x_k`, `W`, and the residual; the step of the problem's
+    /// blocks (`t₁ − t₀` when every operator is constant, as Siconos builds the matrix once).
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidModel`] for the full θ-γ scheme on a nonlinear model.
+    fn begin_newton(
+        &mut self,
+        nsds: &mut Nsds,
+        systems: &SystemSet,
+        interactions: &[InteractionId],
+        step: &StepInterval,
+        linear: bool,
+    ) -> Result<f64, KernelError> {
+        self.relations_linear = relations_linear(nsds, systems);
+        if self.options.gamma_for_relation && !linear {
+            return Err(KernelError::InvalidModel(
+                "the full θ-γ scheme (gamma_for_relation) needs linear systems and relations".into(),
+            ));
+        }
+        self.constant = linear
+            && self.all_time_invariant()
+            && interactions.iter().all(|&id| nsds.interaction_ref(id).is_linear_time_invariant());
+        self.block_step = if self.constant { step.h0 } else { step.h };
+        self.linearize(nsds, interactions, step.t, step.h)?;
+        self.compute_residu(nsds, step.t_old, step.t, step.h)
+    }
+
+    /// `x_free`, then `x_p = x_free + hγ W⁻¹ (g(x^α, λ^α) − B λ^α)` for nonlinear relations.
+    fn compute_free_state(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        interactions: &[InteractionId],
+        step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        EulerMoreauOsi::compute_free_state(self, nsds, step.h);
+        if !self.relations_linear {
+            for &id in interactions {
+                let ds: Vec<_> = nsds.interaction_ref(id).ds().to_vec();
+                for (j, d) in ds.into_iter().enumerate() {
+                    let mut term = nsds.first_order_partial_term(id, j);
+                    self.add_to_partial(d, step.h, &mut term);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn contribution(&self) -> Contribution<'_> {
+        Contribution::FirstOrder(self)
+    }
+
+    /// The state from the inputs, then the outputs of its interactions.
+    fn update_state(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        interactions: &[InteractionId],
+        step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        EulerMoreauOsi::update_state(self, nsds, step.h);
+        for &id in interactions {
+            nsds.first_order_output(id, step.t)?;
+        }
+        Ok(())
+    }
+
+    /// The relations linearized at the new iterate, `W`, and the largest of the systems'
+    /// residuals and the relations' (the linearized input and output against `g` and `h`).
+    fn newton_residual(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        interactions: &[InteractionId],
+        problem: &OneStepNsProblem,
+        step: &StepInterval,
+    ) -> Result<f64, KernelError> {
+        self.linearize(nsds, interactions, step.t, step.h)?;
+        let residual = self.compute_residu(nsds, step.t_old, step.t, step.h)?;
+        let (residual_r, residual_y) = nsds.first_order_relation_residuals(interactions, &problem.last_w_blocks());
+        Ok(residual.max(residual_r).max(residual_y))
+    }
+
+    fn commit(&mut self, nsds: &mut Nsds, _systems: &SystemSet, step: &StepInterval) -> Result<(), KernelError> {
+        self.swap_memories(nsds, step.t)
+    }
+}
+
+/// Whether the relations of the interactions of `systems` are linear.
+fn relations_linear(nsds: &Nsds, systems: &SystemSet) -> bool {
+    nsds.interaction_graph()
+        .node_weights()
+        .filter(|i| systems.owns(i))
+        .all(|i| matches!(&i.relation, Relation::FirstOrder(r) if r.kind() == FirstOrderRelationKind::Linear))
 }
 
 /// `r += a · (m x + b)`: the product summed from 0 in column order, `b` added, then scaled.

@@ -6,6 +6,7 @@ pub mod event_driven;
 pub mod events;
 pub mod moreau_jean;
 pub mod ode;
+pub mod osi;
 pub mod osns;
 pub mod projection;
 pub mod recorder;
@@ -19,6 +20,10 @@ pub use moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, kinetic_energy};
 pub use ode::{
     LsodarIntegrator, LsodarStats, OdeFailureReason, OdeIntegrator, OdeMethod, OdeOptions, OdeStats, OdeStop,
 };
+pub use osi::{
+    AfterNewton, Contribution, FirstOrderContribution, IndexSetRule, OneStepIntegrator, ProblemLevel,
+    SecondOrderContribution, StepInterval, SystemSet,
+};
 pub use osns::{MatrixStorage, OneStepNsProblem, OsnsKind};
 pub use projection::{
     CombinedProjectionOptions, DirectProjectionOptions, MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi,
@@ -27,5 +32,6 @@ pub use projection::{
 pub use recorder::Trajectory;
 pub use schatzman_paoli::{SchatzmanPaoliOptions, SchatzmanPaoliOsi, SchatzmanPaoliStartup};
 pub use time_stepping::{
-    Integrator, NonConvergencePolicy, StepReport, StepTimings, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
+    NonConvergencePolicy, StepReport, StepTimings, TimeDiscretisation, TimeStepping, TimeSteppingBuilder,
+    TimeSteppingOptions,
 };

@@ -19,7 +19,12 @@ use faer::Mat;
 use crate::KernelError;
 use crate::linalg::{DenseLu, copy_small};
 use crate::model::ds::SecondOrderDs;
-use crate::model::{DsId, Nsds};
+use crate::model::{DsId, InteractionId, Nsds};
+use crate::simulation::osi::{
+    Contribution, IndexSetRule, OneStepIntegrator, ProblemLevel, SecondOrderContribution, StepInterval, SystemSet,
+    sealed::Sealed,
+};
+use crate::simulation::osns::OneStepNsProblem;
 
 /// Options of [`MoreauJeanOsi`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -241,14 +246,14 @@ impl MoreauJeanOsi {
 
     /// Allocates the workspaces of systems added since the last call (their `W` is computed by
     /// the next [`MoreauJeanOsi::compute_w`]).
-    pub(crate) fn prepare(&mut self, nsds: &Nsds) {
+    pub(crate) fn prepare(&mut self, nsds: &Nsds, systems: &SystemSet) {
         let bound = nsds.ds_bound();
         if self.work.len() < bound {
             self.work.resize_with(bound, DsWork::default);
             self.spans.resize(bound, Span::default());
         }
         for (i, (work, span)) in self.work.iter_mut().zip(&mut self.spans).enumerate() {
-            let ds = nsds.ds_at(i).map(|id| nsds.ds(id).expect("an occupied slot"));
+            let ds = nsds.ds_at(i).filter(|_| systems.contains_slot(i)).and_then(|id| nsds.ds(id).ok());
             match ds {
                 None => {
                     work.present = false;
@@ -540,7 +545,7 @@ impl MoreauJeanOsi {
     }
 }
 
-impl super::osns::FreeState for MoreauJeanOsi {
+impl SecondOrderContribution for MoreauJeanOsi {
     fn free(&self, ds: DsId) -> &[f64] {
         self.v_free(ds)
     }
@@ -554,10 +559,176 @@ impl super::osns::FreeState for MoreauJeanOsi {
         span.diagonal.then(|| &self.vectors.diagonal[span.range()])
     }
 
-    fn prefetch(&self, ds: DsId) {
+    fn hint(&self, ds: DsId, _: Sealed) {
         let range = self.spans[ds.index()].range();
         crate::cache::prefetch_ends(&self.vectors.v_free[range.clone()]);
         crate::cache::prefetch_ends(&self.vectors.diagonal[range]);
+    }
+}
+
+impl MoreauJeanOsi {
+    /// Whether its systems are linear time-invariant and the relations of their interactions
+    /// linear time-invariant (then one pass solves a step).
+    pub(crate) fn is_linear_on(&self, nsds: &Nsds, systems: &SystemSet) -> bool {
+        self.all_linear()
+            && nsds.interaction_graph().node_weights().filter(|i| systems.owns(i)).all(|i| i.is_linear_time_invariant())
+    }
+
+    /// [`OneStepIntegrator::initialize`] of the Moreau–Jean family.
+    pub(crate) fn initialize_on(
+        &mut self,
+        nsds: &mut Nsds,
+        systems: &SystemSet,
+        step: &StepInterval,
+        first: bool,
+    ) -> Result<(), KernelError> {
+        self.prepare(nsds, systems);
+        self.compute_new_w(nsds, step.t_old, step.h0)?;
+        if first {
+            self.initialize_forces(nsds, step.t_old)?;
+        }
+        Ok(())
+    }
+
+    /// [`OneStepIntegrator::begin_newton`]: the residual at `v_k`, after the prediction of the
+    /// positions for a nonlinear step.
+    pub(crate) fn begin_newton_on(
+        &mut self,
+        nsds: &mut Nsds,
+        step: &StepInterval,
+        linear: bool,
+    ) -> Result<f64, KernelError> {
+        if linear {
+            self.compute_residu(nsds, step.t_old, step.t, step.h)
+        } else {
+            self.predict_and_compute_residu(nsds, step.t_old, step.t, step.h)
+        }
+    }
+
+    /// [`OneStepIntegrator::prepare_newton_iteration`]: `W` of every system and `H` of the
+    /// interactions at the iterate.
+    pub(crate) fn prepare_iteration_on(
+        &mut self,
+        nsds: &mut Nsds,
+        interactions: &[InteractionId],
+        step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        self.compute_w(nsds, step.t, step.h)?;
+        nsds.update_jacobians_at_positions(interactions, step.t)
+    }
+}
+
+/// The Moreau–Jean scheme in a time-stepping simulation: velocity-level problems on index set 1
+/// (activation `y + γhẏ ≤ threshold`).
+impl OneStepIntegrator for MoreauJeanOsi {
+    fn name(&self) -> &'static str {
+        "Moreau–Jean"
+    }
+
+    fn problem_level(&self) -> ProblemLevel {
+        ProblemLevel::Velocity
+    }
+
+    fn check_system(&self, nsds: &Nsds, ds: DsId) -> Result<(), KernelError> {
+        check_second_order(self.name(), nsds, ds)
+    }
+
+    fn index_set_rule(&self) -> IndexSetRule {
+        IndexSetRule::Activation
+    }
+
+    fn enters(&self, y0: f64, y1: f64, h: f64) -> bool {
+        self.is_active(y0, y1, h)
+    }
+
+    fn initialize(
+        &mut self,
+        nsds: &mut Nsds,
+        systems: &SystemSet,
+        step: &StepInterval,
+        first: bool,
+    ) -> Result<(), KernelError> {
+        self.initialize_on(nsds, systems, step, first)
+    }
+
+    fn is_linear(&self, nsds: &Nsds, systems: &SystemSet) -> bool {
+        self.is_linear_on(nsds, systems)
+    }
+
+    fn begin_newton(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        _interactions: &[InteractionId],
+        step: &StepInterval,
+        linear: bool,
+    ) -> Result<f64, KernelError> {
+        self.begin_newton_on(nsds, step, linear)
+    }
+
+    fn prepare_newton_iteration(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        interactions: &[InteractionId],
+        step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        self.prepare_iteration_on(nsds, interactions, step)
+    }
+
+    fn compute_free_state(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        _interactions: &[InteractionId],
+        _step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        MoreauJeanOsi::compute_free_state(self, nsds);
+        Ok(())
+    }
+
+    fn contribution(&self) -> Contribution<'_> {
+        Contribution::SecondOrder(self)
+    }
+
+    fn update_state(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        _interactions: &[InteractionId],
+        step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        MoreauJeanOsi::update_state(self, nsds, step.h);
+        Ok(())
+    }
+
+    fn newton_residual(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        _interactions: &[InteractionId],
+        _problem: &OneStepNsProblem,
+        step: &StepInterval,
+    ) -> Result<f64, KernelError> {
+        self.compute_residu(nsds, step.t_old, step.t, step.h)
+    }
+
+    /// The forces of the last residual are those at the final state: they are kept, not
+    /// evaluated again.
+    fn commit(&mut self, nsds: &mut Nsds, _systems: &SystemSet, step: &StepInterval) -> Result<(), KernelError> {
+        self.swap_memories(nsds, step.t, true)
+    }
+}
+
+/// [`OneStepIntegrator::check_system`] of a scheme for second-order systems named `scheme`.
+pub(crate) fn check_second_order(scheme: &str, nsds: &Nsds, ds: DsId) -> Result<(), KernelError> {
+    match nsds.ds(ds) {
+        Ok(_) => Ok(()),
+        Err(KernelError::UnknownDs(i)) => Err(KernelError::UnknownDs(i)),
+        Err(_) => Err(KernelError::InvalidModel(format!(
+            "{scheme} integrates second-order systems; system {} is a first-order one",
+            ds.index()
+        ))),
     }
 }
 

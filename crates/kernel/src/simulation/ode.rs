@@ -31,8 +31,6 @@
 // Numerical loops index several same-length vectors at once.
 #![allow(clippy::needless_range_loop)]
 
-use std::fmt;
-
 use faer::Mat;
 
 use crate::KernelError;
@@ -176,27 +174,7 @@ pub enum OdeStop {
     },
 }
 
-/// Why the integrator failed ([`KernelError::OdeFailure`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum OdeFailureReason {
-    /// The step size fell below `4ε·|t|` (tolerance unattainable, or a singularity).
-    StepSizeUnderflow,
-    /// [`OdeOptions::max_steps`] steps were attempted before `t_end`.
-    MaxSteps,
-    /// `f` returned a NaN or an infinity at an accepted state, or on every step-size reduction.
-    NonFiniteDerivative,
-}
-
-impl fmt::Display for OdeFailureReason {
-    fn fmt(&self, fm: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fm.write_str(match self {
-            Self::StepSizeUnderflow => "step size underflow",
-            Self::MaxSteps => "maximum number of steps reached",
-            Self::NonFiniteDerivative => "the right-hand side is not finite",
-        })
-    }
-}
+pub use crate::error::OdeFailureReason;
 
 /// Counters of one call to [`OdeIntegrator::integrate`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

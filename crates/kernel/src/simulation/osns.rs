@@ -27,26 +27,9 @@ use nonsmooth_numerics::mlcp::{MlcpMatrixForm, MlcpMethod, MlcpProblem, MlcpSolv
 use nonsmooth_numerics::relay::{RelayMethod, RelaySolver};
 use nonsmooth_numerics::{NumericsError, SolverReport};
 
-use super::moreau_jean::MoreauJeanOsi;
+use super::osi::{Contribution, ProblemLevel, SecondOrderContribution, sealed::Sealed};
 
 mod first_order;
-
-/// What a one-step integrator hands to the one-step problem: the free state of each system
-/// (free velocity for Moreau–Jean, free position for Schatzman–Paoli) and its iteration matrix.
-pub(crate) trait FreeState {
-    /// The free state of system `ds` (the state the system reaches with `p = 0`).
-    fn free(&self, ds: crate::model::DsId) -> &[f64];
-    /// Applies `W_ds⁻¹` in place.
-    fn solve_w(&self, ds: crate::model::DsId, x: &mut [f64]);
-    /// The diagonal of `W_ds` when the integrator applies `W_ds⁻¹` by dividing by it (then
-    /// [`FreeState::solve_w`] divides the non-zero entries by these values); `None` otherwise.
-    fn diagonal_w(&self, _ds: crate::model::DsId) -> Option<&[f64]> {
-        None
-    }
-    /// Asks the cache for the lines of system `ds`'s free state and diagonal of `W`, which a
-    /// pass will read a few interactions later ([`crate::cache::prefetch`]); nothing by default.
-    fn prefetch(&self, _ds: crate::model::DsId) {}
-}
 
 /// Solves the MLCP `w = A z + q` whose rows flagged in `equality` are equalities (`w_i = 0`)
 /// and the others complementarity rows, by permuting the equality rows first (the layout of
@@ -77,18 +60,18 @@ pub(crate) fn solve_mlcp_equalities_first(
     Ok(report)
 }
 
-/// The level a one-step problem is posed at.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ProblemLevel {
-    /// Velocity level (Moreau–Jean): `q_α = H_α v_free (+ ∂h/∂t) + e ẏ_k`, `λ[1]`.
-    Velocity,
-    /// Position level (Schatzman–Paoli): `q_α = h(q_free) + e y_{k−1}`, `λ[0]`.
-    Position,
-}
 use crate::KernelError;
 use crate::linalg::{copy_small, extend_small};
 use crate::model::{InteractionId, NonsmoothLaw, Nsds, Relation};
-pub(crate) use first_order::first_order_interactions;
+
+/// The level of a problem of second-order systems.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum MechanicalLevel {
+    /// Velocity level: `q_α = H_α v_free (+ ∂h/∂t) + e ẏ_k`, `λ[1]`.
+    Velocity,
+    /// Position level: `q_α = h(q_free) + e y_{k−1}`, `λ[0]`.
+    Position,
+}
 
 /// Storage of the one-step problem's matrix handed to the solver.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -170,11 +153,12 @@ pub struct OneStepNsProblem {
     /// Concatenated free positions of an interaction's systems (position level).
     gathered: Vec<f64>,
     last_size: usize,
-    /// The last matrix with the active set and topology it was built for, reused while they
-    /// do not change and every operator (`W`, `H`) is constant.
-    cache: Option<NumericsMatrix>,
-    cache_active: Vec<InteractionId>,
-    cache_topology: u64,
+    /// The last matrix; with `matrix_reusable`, the interactions and topology it was built for,
+    /// while they do not change and every operator (`W`, `H`) is constant it is reused.
+    matrix: Option<NumericsMatrix>,
+    matrix_reusable: bool,
+    matrix_ids: Vec<InteractionId>,
+    matrix_topology: u64,
     /// Time spent assembling (`q`, `W⁻¹Hᵀ`, the matrix) and in the solver since the last
     /// [`OneStepNsProblem::take_timings`].
     assembly_time: std::time::Duration,
@@ -215,9 +199,10 @@ impl OneStepNsProblem {
             last_values: 0,
             gathered: Vec::new(),
             last_size: 0,
-            cache: None,
-            cache_active: Vec::new(),
-            cache_topology: u64::MAX,
+            matrix: None,
+            matrix_reusable: false,
+            matrix_ids: Vec::new(),
+            matrix_topology: u64::MAX,
             assembly_time: std::time::Duration::ZERO,
             solve_time: std::time::Duration::ZERO,
         }
@@ -362,9 +347,16 @@ impl OneStepNsProblem {
         self.last_size
     }
 
-    /// Checks that every interaction's law fits this problem.
-    pub(crate) fn check_laws(&self, nsds: &Nsds) -> Result<(), KernelError> {
+    /// Checks that the law of every interaction for which `belongs` holds fits this problem.
+    pub(crate) fn check_laws(
+        &self,
+        nsds: &Nsds,
+        belongs: impl Fn(&crate::model::Interaction) -> bool,
+    ) -> Result<(), KernelError> {
         for id in nsds.interaction_ids() {
+            if !belongs(nsds.interaction_ref(id)) {
+                continue;
+            }
             let law = nsds.interaction_ref(id).law;
             let first = nsds.interaction_ref(id).is_first_order();
             let ok = matches!(
@@ -396,40 +388,63 @@ impl OneStepNsProblem {
         Ok(())
     }
 
-    /// Assembles the problem on the active interactions, solves it, and stores `λ[1]` in them.
-    /// Returns `None` when no interaction is active. With `constant_operators` (every `W` and
-    /// `H` constant), the matrix of the previous step is reused while the active set and the
-    /// topology are unchanged.
-    pub(crate) fn compute(
+    /// Assembles the problem of `level` on the interactions `ids` (in that order) from the
+    /// contribution of their integrator, solves it, and stores `λ` in them (`λ[1]` at velocity
+    /// level, `λ[0]` otherwise). Returns `None` when `ids` is empty. With `constant_operators`
+    /// (every `W` and `H` constant), the matrix of the previous step is reused while the
+    /// interactions and the topology are unchanged.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidModel`] when the contribution does not fit the level; errors of
+    /// the assembly (non-finite values) and of the solver.
+    pub fn compute(
         &mut self,
         nsds: &mut Nsds,
-        osi: &MoreauJeanOsi,
-        t: f64,
-        constant_operators: bool,
-    ) -> Result<Option<SolverReport>, KernelError> {
-        let active = std::mem::take(&mut nsds.active);
-        let result = self.compute_on(nsds, osi, &active, t, constant_operators, ProblemLevel::Velocity);
-        nsds.active = active;
-        result
-    }
-
-    /// Assembles and solves the problem at `level` on the interactions `ids` (in that order)
-    /// and stores `λ[level]` in them. Returns `None` when `ids` is empty.
-    pub(crate) fn compute_on(
-        &mut self,
-        nsds: &mut Nsds,
-        osi: &dyn FreeState,
-        active: &[InteractionId],
+        contribution: Contribution<'_>,
+        ids: &[InteractionId],
         t: f64,
         constant_operators: bool,
         level: ProblemLevel,
     ) -> Result<Option<SolverReport>, KernelError> {
+        match (level, contribution) {
+            (ProblemLevel::Velocity, Contribution::SecondOrder(c)) => {
+                self.compute_on(nsds, c, ids, t, constant_operators, MechanicalLevel::Velocity)
+            }
+            (ProblemLevel::Position, Contribution::SecondOrder(c)) => {
+                self.compute_on(nsds, c, ids, t, constant_operators, MechanicalLevel::Position)
+            }
+            (ProblemLevel::FirstOrder, Contribution::FirstOrder(c)) => self.compute_first_order(nsds, c, ids, t),
+            (level, contribution) => Err(KernelError::InvalidModel(format!(
+                "a one-step problem at level {level:?} cannot hold the systems of {contribution:?}"
+            ))),
+        }
+    }
+
+    /// Adds the inputs of the last problem's solution to the systems of its interactions `ids`:
+    /// `p[1] += Σ Hᵀ λ[1]` at velocity level, `p[0] += Σ Hᵀ λ[0]` at position level, and
+    /// `r = B λ[0]` for first-order systems.
+    pub(crate) fn update_inputs(&self, nsds: &mut Nsds, ids: &[InteractionId], level: ProblemLevel) {
+        match level {
+            ProblemLevel::Velocity => self.accumulate_inputs(nsds),
+            ProblemLevel::Position => nsds.accumulate_inputs_at(ids, 0),
+            ProblemLevel::FirstOrder => nsds.accumulate_first_order_inputs(ids),
+        }
+    }
+
+    /// Assembles and solves the problem at `level` on the interactions `ids` (in that order)
+    /// and stores `λ[level]` in them. Returns `None` when `ids` is empty.
+    fn compute_on(
+        &mut self,
+        nsds: &mut Nsds,
+        osi: &dyn SecondOrderContribution,
+        active: &[InteractionId],
+        t: f64,
+        constant_operators: bool,
+        level: MechanicalLevel,
+    ) -> Result<Option<SolverReport>, KernelError> {
         let started = std::time::Instant::now();
         self.last_size = 0;
-        let reuse = constant_operators
-            && self.cache.is_some()
-            && self.cache_topology == nsds.topology_version
-            && self.cache_active == active;
+        let reuse = self.reusable(constant_operators, nsds.topology_version, active);
         if active.is_empty() {
             return Ok(None);
         }
@@ -437,8 +452,8 @@ impl OneStepNsProblem {
         // shapes, H, the output memories, the solver's start `z = λ[level]` of the interactions
         // (warm start) or 0 (one pass of copies, whose reads overlap).
         let slot = match level {
-            ProblemLevel::Velocity => 1,
-            ProblemLevel::Position => 0,
+            MechanicalLevel::Velocity => 1,
+            MechanicalLevel::Position => 0,
         };
         self.positions.clear();
         self.blocks.clear();
@@ -541,7 +556,7 @@ impl OneStepNsProblem {
             for k in block.clone() {
                 if let Some(ahead) = self.blocks.get(k + PREFETCH_SYSTEMS_AHEAD) {
                     for &d in &ahead.slots[..ahead.systems] {
-                        osi.prefetch(nsds.ds_id_at(d));
+                        osi.hint(nsds.ds_id_at(d), Sealed(()));
                     }
                 }
                 let a = active[k];
@@ -571,7 +586,7 @@ impl OneStepNsProblem {
                     None => &self.h[shape.start..shape.start + m * nv],
                 };
                 match level {
-                    ProblemLevel::Velocity => {
+                    MechanicalLevel::Velocity => {
                         for jj in 0..shape.systems {
                             let (d, off) = (shape.slots[jj], shape.offsets[jj]);
                             let v_free = osi.free(nsds.ds_id_at(d));
@@ -592,7 +607,7 @@ impl OneStepNsProblem {
                             }
                         }
                     }
-                    ProblemLevel::Position => {
+                    MechanicalLevel::Position => {
                         // The output at the free positions, h(q_free, t_{k+1}) (H q_free + b for a
                         // linear relation).
                         let inter = nsds.interaction_mut(a);
@@ -627,13 +642,11 @@ impl OneStepNsProblem {
         }
 
         // Blocks.
-        let matrix = match (&self.cache, reuse) {
-            (Some(m), true) => m.clone(),
-            _ => {
-                let m = self.assemble(n)?;
-                self.remember_matrix(&m, active, nsds.topology_version, constant_operators);
-                m
-            }
+        // The matrix of the last step when it still holds, otherwise assembled (into the last
+        // step's buffer when it has the same storage and size).
+        let matrix = match self.matrix.take() {
+            Some(m) if reuse => m,
+            spare => self.assemble(n, spare)?,
         };
         self.gathered = gathered;
         self.w.clear();
@@ -642,12 +655,13 @@ impl OneStepNsProblem {
         let q = std::mem::take(&mut self.q);
         let assembled = std::time::Instant::now();
         self.assembly_time += assembled - started;
-        let report = match &mut self.solver {
+        let (report, matrix) = match &mut self.solver {
             Solver::Lcp(solver) => {
                 let problem = LcpProblem::new(matrix, q)?;
                 let report = solver.solve(&problem, &mut self.z, &mut self.w)?;
-                self.q = problem.into_parts().1;
-                report
+                let (matrix, q) = problem.into_parts();
+                self.q = q;
+                (report, matrix)
             }
             Solver::Fc2d(solver) => {
                 let problem = Fc2dProblem::new(matrix, q, std::mem::take(&mut self.mu))?;
@@ -655,10 +669,10 @@ impl OneStepNsProblem {
                     Fc2dSolver::Nsgs(s) => s.solve(&problem, &mut self.z, &mut self.w)?,
                     Fc2dSolver::Dense(s) => s.solve(&problem, &mut self.z, &mut self.w)?,
                 };
-                let (_, q, mu) = problem.into_parts();
+                let (matrix, q, mu) = problem.into_parts();
                 self.q = q;
                 self.mu = mu;
-                report
+                (report, matrix)
             }
             Solver::Mlcp(solver) => {
                 // Bilateral (equality) and unilateral (Newton impact) constraints of
@@ -673,7 +687,7 @@ impl OneStepNsProblem {
                 let report =
                     solve_mlcp_equalities_first(&mut **solver, &dense, &q, &equality, &mut self.z, &mut self.w)?;
                 self.q = q;
-                report
+                (report, matrix)
             }
             Solver::Relay(_) => {
                 return Err(KernelError::InvalidModel(
@@ -686,12 +700,13 @@ impl OneStepNsProblem {
             Solver::Fc3d(solver) => {
                 let problem = Fc3dProblem::new(matrix, q, std::mem::take(&mut self.mu))?;
                 let report = solver.solve(&problem, &mut self.z, &mut self.w)?;
-                let (_, q, mu) = problem.into_parts();
+                let (matrix, q, mu) = problem.into_parts();
                 self.q = q;
                 self.mu = mu;
-                report
+                (report, matrix)
             }
         };
+        self.keep_matrix(matrix, active, nsds.topology_version, constant_operators);
 
         self.solve_time += assembled.elapsed();
         self.write_back(nsds, active, slot);
@@ -803,15 +818,25 @@ impl OneStepNsProblem {
         }
     }
 
-    /// Keeps `m` for the next steps when every operator is constant (forgets it otherwise).
-    fn remember_matrix(&mut self, m: &NumericsMatrix, ids: &[InteractionId], topology: u64, constant: bool) {
+    /// Whether the matrix of the last problem is that of a problem on `ids` with constant
+    /// operators (`constant_operators`) under the same topology.
+    fn reusable(&self, constant_operators: bool, topology: u64, ids: &[InteractionId]) -> bool {
+        constant_operators
+            && self.matrix_reusable
+            && self.matrix.is_some()
+            && self.matrix_topology == topology
+            && self.matrix_ids == ids
+    }
+
+    /// Keeps the matrix `m` of the problem on `ids`: for the next steps when every operator is
+    /// constant, as a buffer to assemble into otherwise.
+    fn keep_matrix(&mut self, m: NumericsMatrix, ids: &[InteractionId], topology: u64, constant: bool) {
+        self.matrix = Some(m);
+        self.matrix_reusable = constant;
         if constant {
-            self.cache = Some(m.clone());
-            self.cache_active.clear();
-            self.cache_active.extend_from_slice(ids);
-            self.cache_topology = topology;
-        } else {
-            self.cache = None;
+            self.matrix_ids.clear();
+            self.matrix_ids.extend_from_slice(ids);
+            self.matrix_topology = topology;
         }
     }
 
@@ -833,7 +858,7 @@ impl OneStepNsProblem {
     /// `M_αβ = Σ_j H_α^j (W_j⁻¹ (H_β^j)ᵀ)` over the active interactions: for each block row
     /// α, the blocks of the interactions sharing a system with α (α's own for the diagonal),
     /// found through the lists of interactions per system, by increasing block column.
-    fn assemble(&mut self, n: usize) -> Result<NumericsMatrix, KernelError> {
+    fn assemble(&mut self, n: usize, spare: Option<NumericsMatrix>) -> Result<NumericsMatrix, KernelError> {
         let blocks = &self.blocks[..];
         let (h, x) = (&self.h[..], &self.inv_w_ht[..]);
         let (by_system, by_system_start) = (&self.by_system[..], &self.by_system_start[..]);
@@ -865,7 +890,7 @@ impl OneStepNsProblem {
         let mut row = Vec::new();
         match self.storage {
             MatrixStorage::Dense => {
-                let mut m = Mat::<f64>::zeros(n, n);
+                let mut m = zeroed_dense(spare, n);
                 for k in 0..blocks.len() {
                     let pa = self.positions[k];
                     row_terms(k, &mut row);
@@ -949,7 +974,7 @@ impl OneStepNsProblem {
     }
 
     /// `W_j⁻¹ (H_α^j)ᵀ` of every term of `by_system` (one column per row of `H_α^j`, by
-    /// [`FreeState::solve_w`]), system after system into `inv_w_ht`; sets each term's `x`.
+    /// [`SecondOrderContribution::solve_w`]), system after system into `inv_w_ht`; sets each term's `x`.
     ///
     /// The terms of a system are rows of `H` scattered over the problem (which is in priority
     /// order): before the terms of a system are computed, one entry of each `H` row of the next
@@ -957,7 +982,7 @@ impl OneStepNsProblem {
     /// misses overlap instead of coming one after the other. Measured on the 20000-sphere pile
     /// (`mechanics-pile --n 20000 --steps 320 --measure 20`, 28600 rows): this pass went from
     /// 8.2–8.5 to 6.5–6.8 ms per step, the same numbers.
-    fn compute_inv_w_ht(&mut self, nsds: &Nsds, osi: &dyn FreeState) {
+    fn compute_inv_w_ht(&mut self, nsds: &Nsds, osi: &dyn SecondOrderContribution) {
         // The sizes in the problem's order (sequential reads; the same sum in any order).
         let size: usize =
             self.blocks.iter().map(|b| b.widths[..b.systems].iter().map(|w| b.size * w).sum::<usize>()).sum();
@@ -1007,6 +1032,17 @@ impl OneStepNsProblem {
     }
 }
 
+/// A zero `n × n` dense matrix, in the buffer of `spare` when it is a dense matrix of that size.
+pub(crate) fn zeroed_dense(spare: Option<NumericsMatrix>, n: usize) -> Mat<f64> {
+    match spare {
+        Some(NumericsMatrix::Dense(mut m)) if m.nrows() == n && m.ncols() == n => {
+            m.fill(0.0);
+            m
+        }
+        _ => Mat::<f64>::zeros(n, n),
+    }
+}
+
 /// Interactions per block of the one-step problem's gather ([`OneStepNsProblem::compute_on`]):
 /// the rows `H` of a block of 3D contacts (256 × 288 bytes) stay in the 2 MB L2 cache of a core
 /// until the pass of `q` reads them.
@@ -1014,7 +1050,7 @@ const GATHER_BLOCK: usize = 256;
 
 /// How many interactions ahead the gather of [`OneStepNsProblem::compute_on`] asks the cache for
 /// the next interactions' lines ([`Interaction::prefetch_gathered`]), and the pass of `q` for the
-/// next interactions' systems ([`FreeState::prefetch`]). The interactions sit in the problem's
+/// next interactions' systems ([`SecondOrderContribution::hint`]). The interactions sit in the problem's
 /// order, scattered in memory; beyond the caches of a core (20000-sphere pile, about 25 MB of
 /// interactions) each one's lines missed one after the other. 20000-sphere pile, steps 300–320,
 /// sequential, assembly relative to the other phases of the same run (this machine's speed
@@ -1073,14 +1109,14 @@ struct SystemTerm {
 }
 
 /// Adds system `id` (velocity size `nj`) to the factored operator with its `W⁻¹`: `1/d` of the
-/// diagonal [`FreeState::diagonal_w`] when the integrator divides by it (`solve_w` on the
+/// diagonal [`SecondOrderContribution::diagonal_w`] when the integrator divides by it (`solve_w` on the
 /// unit vector `e_l` gives `1/d_l` at `l` and zeros elsewhere: the same values without the
-/// `nj` solves); otherwise its columns by [`FreeState::solve_w`] on the unit vectors, kept as a
+/// `nj` solves); otherwise its columns by [`SecondOrderContribution::solve_w`] on the unit vectors, kept as a
 /// diagonal when the off-diagonal entries vanish (the same values). Returns its body number;
 /// `column` and `inverse` are workspaces.
 fn push_body_inverse(
     delassus: &mut FactoredDelassus,
-    osi: &dyn FreeState,
+    osi: &dyn SecondOrderContribution,
     id: crate::model::DsId,
     nj: usize,
     column: &mut Vec<f64>,
@@ -1115,11 +1151,11 @@ fn push_body_inverse(
 
 /// Whether [`add_law_terms`] reads the output memory for `law` at `level`: a Newton impact law,
 /// and a frictional one at position level or with a positive restitution coefficient.
-fn law_reads_memory(law: NonsmoothLaw, level: ProblemLevel) -> bool {
+fn law_reads_memory(law: NonsmoothLaw, level: MechanicalLevel) -> bool {
     match law {
         NonsmoothLaw::NewtonImpact { .. } => true,
         NonsmoothLaw::NewtonImpactFriction { normal_restitution, tangential_restitution, .. } => {
-            level == ProblemLevel::Position || normal_restitution > 0.0 || tangential_restitution > 0.0
+            level == MechanicalLevel::Position || normal_restitution > 0.0 || tangential_restitution > 0.0
         }
         _ => false,
     }
@@ -1130,7 +1166,7 @@ fn law_reads_memory(law: NonsmoothLaw, level: ProblemLevel) -> bool {
 /// `e ẏ_k` of a Newton impact law; with friction, `e_n` on the normal component and `e_t` on the
 /// tangential ones when positive (the normal one only at position level, as Siconos 4.4).
 /// Returns the friction coefficient of a frictional law.
-fn add_law_terms(law: NonsmoothLaw, level: ProblemLevel, memory: &[f64], q_alpha: &mut [f64]) -> Option<f64> {
+fn add_law_terms(law: NonsmoothLaw, level: MechanicalLevel, memory: &[f64], q_alpha: &mut [f64]) -> Option<f64> {
     match law {
         NonsmoothLaw::NewtonImpact { restitution } => {
             for (qi, yd) in q_alpha.iter_mut().zip(memory) {
@@ -1139,7 +1175,7 @@ fn add_law_terms(law: NonsmoothLaw, level: ProblemLevel, memory: &[f64], q_alpha
             None
         }
         NonsmoothLaw::NewtonImpactFriction { normal_restitution, tangential_restitution, friction, .. } => {
-            if level == ProblemLevel::Position {
+            if level == MechanicalLevel::Position {
                 q_alpha[0] += normal_restitution * memory[0];
             } else {
                 if normal_restitution > 0.0 {
@@ -1227,7 +1263,7 @@ mod tests {
         ];
         let mut skipped = 0;
         for law in laws {
-            for level in [ProblemLevel::Velocity, ProblemLevel::Position] {
+            for level in [MechanicalLevel::Velocity, MechanicalLevel::Position] {
                 let mut q = [1.0, -2.0, 3.0];
                 add_law_terms(law, level, &[f64::NAN; 3], &mut q);
                 let untouched = q.map(f64::to_bits) == [1.0_f64, -2.0, 3.0].map(f64::to_bits);

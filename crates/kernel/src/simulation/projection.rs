@@ -28,10 +28,13 @@ use faer::Mat;
 use nonsmooth_numerics::SolverReport;
 use nonsmooth_numerics::mlcp::{EnumOptions, MlcpMethod, MlcpSolver};
 
-use super::moreau_jean::{MoreauJeanOptions, MoreauJeanOsi};
-use super::osns::solve_mlcp_equalities_first;
+use super::moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, check_second_order};
+use super::osi::{
+    AfterNewton, Contribution, IndexSetRule, OneStepIntegrator, ProblemLevel, StepInterval, SystemSet, is_bilateral,
+};
+use super::osns::{OneStepNsProblem, solve_mlcp_equalities_first};
 use crate::KernelError;
-use crate::model::{InteractionId, NonsmoothLaw, Nsds};
+use crate::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
 
 /// Siconos' MLCP solver of the projection (`MLCPProjectOnConstraints`: enumeration, tolerance
 /// `1e-12`, `10⁷` cases).
@@ -331,6 +334,7 @@ impl PositionProjector {
     pub(crate) fn project(
         &mut self,
         nsds: &mut Nsds,
+        systems: &SystemSet,
         ids: &[InteractionId],
         all_equalities: bool,
         t: f64,
@@ -391,15 +395,15 @@ impl PositionProjector {
             inter.lambda[0].fill(0.0);
             inter.lambda[0][..rows].copy_from_slice(&lambda[first[k]..first[k] + rows]);
         }
-        // p[0] = Σ Hᵀ λ[0]; q += p[0].
+        // p[0] = Σ Hᵀ λ[0]; q += p[0] (on the systems of the projection's integrator).
         for slot in 0..nsds.ds_bound() {
-            if let Some(ds) = nsds.ds_slot_mut(slot) {
+            if let Some(ds) = nsds.ds_slot_mut(slot).filter(|_| systems.contains_slot(slot)) {
                 ds.state_mut().p[0].fill(0.0);
             }
         }
         nsds.accumulate_inputs_at(ids, 0);
         for slot in 0..nsds.ds_bound() {
-            if let Some(ds) = nsds.ds_slot_mut(slot) {
+            if let Some(ds) = nsds.ds_slot_mut(slot).filter(|_| systems.contains_slot(slot)) {
                 let state = ds.state_mut();
                 for (q, p) in state.q.iter_mut().zip(&state.p[0]) {
                     *q += p;
@@ -407,7 +411,9 @@ impl PositionProjector {
             }
         }
         for slot in 0..nsds.interaction_bound() {
-            if let Some(id) = nsds.interaction_at(slot) {
+            if let Some(id) = nsds.interaction_at(slot)
+                && systems.owns(nsds.interaction_ref(id))
+            {
                 nsds.update_output(id, t)?;
             }
         }
@@ -415,33 +421,300 @@ impl PositionProjector {
     }
 }
 
-/// Zeroes `λ[0]` of every interaction and `p[0]` of every system.
-pub(crate) fn clear_position_inputs(nsds: &mut Nsds) {
+/// Zeroes `λ[0]` of the interactions and `p[0]` of the systems of `systems`.
+fn clear_position_inputs(nsds: &mut Nsds, systems: &SystemSet) {
     for slot in 0..nsds.interaction_bound() {
         if let Some(id) = nsds.interaction_at(slot) {
-            nsds.interaction_mut(id).lambda[0].fill(0.0);
+            let inter = nsds.interaction_mut(id);
+            if systems.owns(inter) {
+                inter.lambda[0].fill(0.0);
+            }
         }
     }
     for slot in 0..nsds.ds_bound() {
-        if let Some(ds) = nsds.ds_slot_mut(slot) {
+        if let Some(ds) = nsds.ds_slot_mut(slot).filter(|_| systems.contains_slot(slot)) {
             ds.state_mut().p[0].fill(0.0);
         }
     }
 }
 
-/// Checks that every system's position and velocity have the same size (the projection
-/// moves `q` by `Hᵀ λ`, with `H` acting on velocities).
-pub(crate) fn check_projectable(nsds: &Nsds) -> Result<(), KernelError> {
-    for id in nsds.ds_ids() {
-        let ds = nsds.ds(id)?;
-        if ds.position_size() != ds.velocity_size() {
-            return Err(KernelError::InvalidModel(format!(
-                "projection onto constraints needs positions and velocities of the same size (system {} has {} and {})",
-                id.index(),
-                ds.position_size(),
-                ds.velocity_size()
-            )));
-        }
+/// Checks that system `id` is a second-order system whose position and velocity have the same
+/// size (the projection moves `q` by `Hᵀ λ`, with `H` acting on velocities).
+fn check_projectable(scheme: &str, nsds: &Nsds, id: DsId) -> Result<(), KernelError> {
+    check_second_order(scheme, nsds, id)?;
+    let ds = nsds.ds(id)?;
+    if ds.position_size() != ds.velocity_size() {
+        return Err(KernelError::InvalidModel(format!(
+            "projection onto constraints needs positions and velocities of the same size (system {} has {} and {})",
+            id.index(),
+            ds.position_size(),
+            ds.velocity_size()
+        )));
     }
     Ok(())
+}
+
+/// The interactions of `systems` in `index_set`, in its order.
+fn own_interactions(nsds: &Nsds, systems: &SystemSet, index_set: &[InteractionId]) -> Vec<InteractionId> {
+    index_set.iter().copied().filter(|&id| systems.owns(nsds.interaction_ref(id))).collect()
+}
+
+/// Projection iterations on `ids` (non-empty or not) while the violation exceeds the
+/// tolerances: unilateral rows by `max(0, −y)`, or, with `all_equalities` (combined
+/// projection), by `|y|`. Returns the report of the projection (`passes` 1).
+#[allow(clippy::too_many_arguments)]
+fn project_while_violated(
+    projector: &mut PositionProjector,
+    nsds: &mut Nsds,
+    systems: &SystemSet,
+    ids: &[InteractionId],
+    all_equalities: bool,
+    (tol_u, tol_b, max_it): (f64, f64, usize),
+    t: f64,
+) -> Result<ProjectionReport, KernelError> {
+    let unilateral = |(pen, gap, _): (f64, f64, f64)| if all_equalities { gap >= tol_u } else { pen > tol_u };
+    let mut measured = violations(nsds, ids);
+    let mut running = !ids.is_empty() && (unilateral(measured) || measured.2 > tol_b);
+    let mut iterations = 0;
+    let mut last_problem = None;
+    while running && iterations < max_it {
+        iterations += 1;
+        let report = projector.project(nsds, systems, ids, all_equalities, t)?;
+        last_problem = Some(report);
+        measured = violations(nsds, ids);
+        running = unilateral(measured) || measured.2 > tol_b;
+        if !report.is_converged() {
+            break;
+        }
+    }
+    Ok(ProjectionReport {
+        iterations,
+        passes: 1,
+        max_unilateral_violation: measured.0,
+        max_bilateral_violation: measured.2,
+        converged: !running,
+        last_problem,
+    })
+}
+
+/// The integrator methods the projection schemes take from their Moreau–Jean part.
+macro_rules! moreau_jean_steps {
+    () => {
+        fn problem_level(&self) -> ProblemLevel {
+            ProblemLevel::Velocity
+        }
+
+        fn check_system(&self, nsds: &Nsds, ds: DsId) -> Result<(), KernelError> {
+            check_projectable(self.name(), nsds, ds)
+        }
+
+        fn initialize(
+            &mut self,
+            nsds: &mut Nsds,
+            systems: &SystemSet,
+            step: &StepInterval,
+            first: bool,
+        ) -> Result<(), KernelError> {
+            self.inner.initialize_on(nsds, systems, step, first)
+        }
+
+        fn is_linear(&self, nsds: &Nsds, systems: &SystemSet) -> bool {
+            self.inner.is_linear_on(nsds, systems)
+        }
+
+        fn begin_newton(
+            &mut self,
+            nsds: &mut Nsds,
+            _systems: &SystemSet,
+            _interactions: &[InteractionId],
+            step: &StepInterval,
+            linear: bool,
+        ) -> Result<f64, KernelError> {
+            self.inner.begin_newton_on(nsds, step, linear)
+        }
+
+        fn prepare_newton_iteration(
+            &mut self,
+            nsds: &mut Nsds,
+            _systems: &SystemSet,
+            interactions: &[InteractionId],
+            step: &StepInterval,
+        ) -> Result<(), KernelError> {
+            self.inner.prepare_iteration_on(nsds, interactions, step)
+        }
+
+        fn compute_free_state(
+            &mut self,
+            nsds: &mut Nsds,
+            _systems: &SystemSet,
+            _interactions: &[InteractionId],
+            _step: &StepInterval,
+        ) -> Result<(), KernelError> {
+            self.inner.compute_free_state(nsds);
+            Ok(())
+        }
+
+        fn contribution(&self) -> Contribution<'_> {
+            Contribution::SecondOrder(&self.inner)
+        }
+
+        fn update_state(
+            &mut self,
+            nsds: &mut Nsds,
+            _systems: &SystemSet,
+            _interactions: &[InteractionId],
+            step: &StepInterval,
+        ) -> Result<(), KernelError> {
+            self.inner.update_state(nsds, step.h);
+            Ok(())
+        }
+
+        fn newton_residual(
+            &mut self,
+            nsds: &mut Nsds,
+            _systems: &SystemSet,
+            _interactions: &[InteractionId],
+            _problem: &OneStepNsProblem,
+            step: &StepInterval,
+        ) -> Result<f64, KernelError> {
+            self.inner.compute_residu(nsds, step.t_old, step.t, step.h)
+        }
+
+        fn reads_new_outputs(&self) -> bool {
+            true
+        }
+
+        /// The projection moved the positions: the forces are evaluated at the final state.
+        fn commit(&mut self, nsds: &mut Nsds, _systems: &SystemSet, step: &StepInterval) -> Result<(), KernelError> {
+            self.inner.swap_memories(nsds, step.t, false)
+        }
+    };
+}
+
+/// Moreau–Jean, then the projection of the positions of index set 1 onto the constraints.
+impl OneStepIntegrator for MoreauJeanDirectProjectionOsi {
+    fn name(&self) -> &'static str {
+        "Moreau–Jean with direct projection"
+    }
+
+    moreau_jean_steps!();
+
+    fn index_set_rule(&self) -> IndexSetRule {
+        IndexSetRule::Activation
+    }
+
+    fn enters(&self, y0: f64, y1: f64, h: f64) -> bool {
+        self.inner.is_active(y0, y1, h)
+    }
+
+    fn stays(&self, y0: f64, y1: f64, h: f64) -> bool {
+        self.stays_active(y0, y1, h)
+    }
+
+    fn after_newton(
+        &mut self,
+        nsds: &mut Nsds,
+        systems: &SystemSet,
+        index_set: &mut Vec<InteractionId>,
+        step: &StepInterval,
+        _pass: usize,
+    ) -> Result<AfterNewton, KernelError> {
+        let o = &self.options;
+        let tolerances = (o.unilateral_tolerance, o.bilateral_tolerance, o.max_iterations);
+        clear_position_inputs(nsds, systems);
+        let ids = own_interactions(nsds, systems, index_set);
+        let report = project_while_violated(&mut self.projector, nsds, systems, &ids, false, tolerances, step.t)?;
+        Ok(AfterNewton::Done(Some(report)))
+    }
+}
+
+/// Moreau–Jean whose index set 1 is built from the projected positions: it starts with the
+/// bilateral constraints only, and the step is solved again while the projection closes
+/// contacts.
+impl OneStepIntegrator for MoreauJeanCombinedProjectionOsi {
+    fn name(&self) -> &'static str {
+        "Moreau–Jean with combined projection"
+    }
+
+    moreau_jean_steps!();
+
+    fn index_set_rule(&self) -> IndexSetRule {
+        IndexSetRule::Managed
+    }
+
+    /// Output memories from the outputs; index set 1 emptied but for the bilateral
+    /// constraints, always in it.
+    fn begin_step(
+        &mut self,
+        nsds: &mut Nsds,
+        systems: &SystemSet,
+        index_set: &mut Vec<InteractionId>,
+        _step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        for slot in 0..nsds.interaction_bound() {
+            let Some(id) = nsds.interaction_at(slot) else { continue };
+            let inter = nsds.interaction_mut(id);
+            if systems.owns(inter) {
+                inter.swap_output_memories();
+            }
+        }
+        let mut kept = Vec::with_capacity(index_set.len());
+        for id in index_set.drain(..) {
+            let inter = nsds.interaction_mut(id);
+            if !systems.owns(inter) || is_bilateral(inter) {
+                kept.push(id);
+            } else {
+                inter.active = false;
+                inter.lambda[1].fill(0.0);
+            }
+        }
+        *index_set = kept;
+        for slot in 0..nsds.interaction_bound() {
+            let Some(id) = nsds.interaction_at(slot) else { continue };
+            let inter = nsds.interaction_mut(id);
+            if systems.owns(inter) && !inter.active && is_bilateral(inter) {
+                inter.active = true;
+                index_set.push(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Projects the interactions of index set 1 onto `y = 0`, then adds the contacts closed at
+    /// the projected positions and asks for the step again, up to `max_passes` solves.
+    fn after_newton(
+        &mut self,
+        nsds: &mut Nsds,
+        systems: &SystemSet,
+        index_set: &mut Vec<InteractionId>,
+        step: &StepInterval,
+        pass: usize,
+    ) -> Result<AfterNewton, KernelError> {
+        let o = &self.options;
+        let tolerances = (o.unilateral_tolerance, o.bilateral_tolerance, o.max_iterations);
+        let max_passes = o.max_passes;
+        clear_position_inputs(nsds, systems);
+        let ids = own_interactions(nsds, systems, index_set);
+        let mut report = project_while_violated(&mut self.projector, nsds, systems, &ids, true, tolerances, step.t)?;
+        report.passes = pass;
+        // Contacts closed at the projected positions join index set 1.
+        let mut added = false;
+        for slot in 0..nsds.interaction_bound() {
+            let Some(id) = nsds.interaction_at(slot) else { continue };
+            let inter = nsds.interaction_mut(id);
+            if systems.owns(inter) && !inter.active && inter.y[0][0] <= 0.0 {
+                inter.active = true;
+                index_set.push(id);
+                added = true;
+            }
+        }
+        if !added {
+            return Ok(AfterNewton::Done(Some(report)));
+        }
+        if pass >= max_passes {
+            report.converged = false;
+            return Ok(AfterNewton::Done(Some(report)));
+        }
+        Ok(AfterNewton::Redo)
+    }
 }

@@ -44,10 +44,12 @@
 
 use faer::Mat;
 
-use super::moreau_jean::{add_external_forces, add_scaled, gemv_add, nonlinear_w};
+use super::moreau_jean::{add_external_forces, add_scaled, check_second_order, gemv_add, nonlinear_w};
+use super::osi::{Contribution, OneStepIntegrator, ProblemLevel, SecondOrderContribution, StepInterval, SystemSet};
+use super::osns::OneStepNsProblem;
 use crate::KernelError;
 use crate::linalg::DenseLu;
-use crate::model::{DsId, Nsds};
+use crate::model::{DsId, Interaction, InteractionId, Nsds};
 
 /// How the two-step recursion is started from the initial state `(q0, v0)` at `t0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -121,6 +123,8 @@ struct SpWork {
 pub struct SchatzmanPaoliOsi {
     options: SchatzmanPaoliOptions,
     work: Vec<SpWork>,
+    /// Interactions whose position memory `y_{k−1}` is set, by slot.
+    seen: Vec<Option<InteractionId>>,
 }
 
 impl SchatzmanPaoliOsi {
@@ -132,7 +136,7 @@ impl SchatzmanPaoliOsi {
         if !(0.0..=1.0).contains(&options.theta) {
             return Err(KernelError::InvalidOption { name: "theta", reason: "must lie in [0, 1]" });
         }
-        Ok(Self { options, work: Vec::new() })
+        Ok(Self { options, work: Vec::new(), seen: Vec::new() })
     }
 
     /// θ given, Siconos' start-up.
@@ -154,7 +158,7 @@ impl SchatzmanPaoliOsi {
     /// # Errors
     /// [`KernelError::InvalidModel`] for positions and velocities of different sizes;
     /// [`KernelError::Singular`] for a singular `W`.
-    pub(crate) fn prepare(&mut self, nsds: &mut Nsds, h: f64) -> Result<(), KernelError> {
+    pub(crate) fn prepare(&mut self, nsds: &mut Nsds, systems: &SystemSet, h: f64) -> Result<(), KernelError> {
         let bound = nsds.ds_bound();
         if self.work.len() < bound {
             self.work.resize_with(bound, || SpWork {
@@ -175,7 +179,7 @@ impl SchatzmanPaoliOsi {
         let theta = self.options.theta;
         for i in 0..self.work.len() {
             let work = &mut self.work[i];
-            let Some(ds) = nsds.ds_slot_mut(i) else {
+            let Some(ds) = nsds.ds_slot_mut(i).filter(|_| systems.contains_slot(i)) else {
                 work.present = false;
                 continue;
             };
@@ -450,12 +454,166 @@ fn theta_state(state: &crate::model::SecondOrderState, q_prev: &[f64], theta: f6
     (q_theta, v_theta)
 }
 
-impl super::osns::FreeState for SchatzmanPaoliOsi {
+impl SecondOrderContribution for SchatzmanPaoliOsi {
     fn free(&self, ds: DsId) -> &[f64] {
         &self.work[ds.index()].q_free
     }
 
     fn solve_w(&self, ds: DsId, x: &mut [f64]) {
         self.work[ds.index()].lu.solve_in_place(x);
+    }
+}
+
+impl SchatzmanPaoliOsi {
+    /// Marks interaction `id` as having its position memory `y_{k−1}` set, copied from `y_k`.
+    fn remember_position(&mut self, nsds: &mut Nsds, id: InteractionId) {
+        let Interaction { y, y_memory, .. } = nsds.interaction_mut(id);
+        y_memory[0].copy_from_slice(&y[0]);
+        if self.seen.len() <= id.index() {
+            self.seen.resize(id.index() + 1, None);
+        }
+        self.seen[id.index()] = Some(id);
+    }
+}
+
+/// The Schatzman–Paoli scheme in a time-stepping simulation: a position-level problem on
+/// every interaction of its systems (index set 0).
+impl OneStepIntegrator for SchatzmanPaoliOsi {
+    fn name(&self) -> &'static str {
+        "Schatzman–Paoli"
+    }
+
+    fn problem_level(&self) -> ProblemLevel {
+        ProblemLevel::Position
+    }
+
+    fn check_system(&self, nsds: &Nsds, ds: DsId) -> Result<(), KernelError> {
+        check_second_order(self.name(), nsds, ds)
+    }
+
+    /// Workspaces and `W` of new systems, the start-up `q_{−1}` of those that need it, and the
+    /// position memories `y_{k−1}` of new interactions: `y(q_{−1})` with the Taylor start-up
+    /// at the first step, `y_k` otherwise (Siconos 4.4).
+    fn initialize(
+        &mut self,
+        nsds: &mut Nsds,
+        systems: &SystemSet,
+        step: &StepInterval,
+        _first: bool,
+    ) -> Result<(), KernelError> {
+        let t = step.t_old;
+        self.prepare(nsds, systems, step.h0)?;
+        let started = self.start(nsds, t, step.h0)?;
+        let ids = systems.interactions(nsds);
+        if started && self.options.startup == SchatzmanPaoliStartup::Taylor {
+            self.swap_previous_positions(nsds);
+            for &id in &ids {
+                nsds.update_output(id, t)?;
+            }
+            self.swap_previous_positions(nsds);
+            for &id in &ids {
+                self.remember_position(nsds, id);
+            }
+        }
+        for id in ids {
+            nsds.update_output(id, t)?;
+            if self.seen.get(id.index()).copied().flatten() != Some(id) {
+                self.remember_position(nsds, id);
+            }
+        }
+        Ok(())
+    }
+
+    fn is_linear(&self, nsds: &Nsds, systems: &SystemSet) -> bool {
+        self.all_linear()
+            && nsds.interaction_graph().node_weights().filter(|i| systems.owns(i)).all(|i| i.is_linear_time_invariant())
+    }
+
+    fn begin_newton(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        _interactions: &[InteractionId],
+        step: &StepInterval,
+        _linear: bool,
+    ) -> Result<f64, KernelError> {
+        self.compute_residu(nsds, step.t_old, step.t, step.h)
+    }
+
+    fn prepare_newton_iteration(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        interactions: &[InteractionId],
+        step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        self.compute_w(nsds, step.t_old, step.h)?;
+        for &id in interactions {
+            nsds.update_jacobian(id, step.t)?;
+        }
+        Ok(())
+    }
+
+    /// `q_free`, and `p[0] = 0` on its systems.
+    fn compute_free_state(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        _interactions: &[InteractionId],
+        _step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        SchatzmanPaoliOsi::compute_free_state(self, nsds);
+        for (i, work) in self.work.iter().enumerate() {
+            if let Some(ds) = nsds.ds_slot_mut(i).filter(|_| work.present) {
+                ds.state_mut().p[0].fill(0.0);
+            }
+        }
+        Ok(())
+    }
+
+    fn contribution(&self) -> Contribution<'_> {
+        Contribution::SecondOrder(self)
+    }
+
+    fn update_state(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        _interactions: &[InteractionId],
+        step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        SchatzmanPaoliOsi::update_state(self, nsds, step.h);
+        Ok(())
+    }
+
+    fn newton_residual(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        _interactions: &[InteractionId],
+        _problem: &OneStepNsProblem,
+        step: &StepInterval,
+    ) -> Result<f64, KernelError> {
+        self.compute_residu(nsds, step.t_old, step.t, step.h)
+    }
+
+    /// `y_{k−1} ← y_k` before the outputs move to `y_{k+1}`.
+    fn end_newton(
+        &mut self,
+        nsds: &mut Nsds,
+        _systems: &SystemSet,
+        interactions: &[InteractionId],
+        _step: &StepInterval,
+    ) -> Result<(), KernelError> {
+        for &id in interactions {
+            let Interaction { y, y_memory, .. } = nsds.interaction_mut(id);
+            y_memory[0].copy_from_slice(&y[0]);
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self, nsds: &mut Nsds, _systems: &SystemSet, _step: &StepInterval) -> Result<(), KernelError> {
+        self.swap_memories(nsds);
+        Ok(())
     }
 }

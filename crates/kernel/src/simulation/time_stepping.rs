@@ -3,17 +3,14 @@
 
 use nonsmooth_numerics::SolverReport;
 
-use super::euler_moreau::EulerMoreauOsi;
-use super::moreau_jean::MoreauJeanOsi;
-use super::osns::OneStepNsProblem;
-use super::osns::{ProblemLevel, first_order_interactions};
-use super::projection::{
-    MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi, ProjectionReport, check_projectable,
-    clear_position_inputs, violations,
+use super::osi::{
+    AfterNewton, Contribution, FirstOrderContribution, IndexSetRule, OneStepIntegrator, ProblemLevel,
+    SecondOrderContribution, StepInterval, SystemSet, is_bilateral,
 };
-use super::schatzman_paoli::{SchatzmanPaoliOsi, SchatzmanPaoliStartup};
+use super::osns::OneStepNsProblem;
+use super::projection::ProjectionReport;
 use crate::KernelError;
-use crate::model::{DynamicalSystem, FirstOrderRelationKind, InteractionId, Nsds, Relation};
+use crate::model::{DsId, InteractionId, Nsds};
 
 /// The time grid `t_k = t0 + k h` up to `t_end` (Siconos' `TimeDiscretisation`: each step's
 /// length is `t_{k+1} − t_k` computed in floating point, as Siconos 4.4 does).
@@ -59,87 +56,6 @@ impl TimeDiscretisation {
     pub fn t_end(&self) -> f64 {
         self.t_end
     }
-}
-
-/// The one-step integrator of a [`TimeStepping`] (a closed choice: the Moreau–Jean family and
-/// Schatzman–Paoli for second-order systems, Euler–Moreau for first-order ones).
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum Integrator {
-    /// [`MoreauJeanOsi`]: second-order systems, velocity-level problems.
-    MoreauJean(MoreauJeanOsi),
-    /// [`EulerMoreauOsi`]: first-order systems, level-0 problems.
-    EulerMoreau(EulerMoreauOsi),
-    /// [`SchatzmanPaoliOsi`]: linear time-invariant second-order systems, position-level
-    /// problems on every interaction.
-    SchatzmanPaoli(SchatzmanPaoliOsi),
-    /// [`MoreauJeanDirectProjectionOsi`]: Moreau–Jean, then projection of the active
-    /// constraints' positions.
-    MoreauJeanDirectProjection(MoreauJeanDirectProjectionOsi),
-    /// [`MoreauJeanCombinedProjectionOsi`]: Moreau–Jean with the index set built from the
-    /// projected positions.
-    MoreauJeanCombinedProjection(MoreauJeanCombinedProjectionOsi),
-}
-
-impl From<MoreauJeanOsi> for Integrator {
-    fn from(osi: MoreauJeanOsi) -> Self {
-        Integrator::MoreauJean(osi)
-    }
-}
-
-impl From<EulerMoreauOsi> for Integrator {
-    fn from(osi: EulerMoreauOsi) -> Self {
-        Integrator::EulerMoreau(osi)
-    }
-}
-
-impl From<SchatzmanPaoliOsi> for Integrator {
-    fn from(osi: SchatzmanPaoliOsi) -> Self {
-        Integrator::SchatzmanPaoli(osi)
-    }
-}
-
-impl From<MoreauJeanDirectProjectionOsi> for Integrator {
-    fn from(osi: MoreauJeanDirectProjectionOsi) -> Self {
-        Integrator::MoreauJeanDirectProjection(osi)
-    }
-}
-
-impl From<MoreauJeanCombinedProjectionOsi> for Integrator {
-    fn from(osi: MoreauJeanCombinedProjectionOsi) -> Self {
-        Integrator::MoreauJeanCombinedProjection(osi)
-    }
-}
-
-impl Integrator {
-    /// The Moreau–Jean part of an integrator of the Moreau–Jean family.
-    fn mj(&self) -> &MoreauJeanOsi {
-        match self {
-            Integrator::MoreauJean(o) => o,
-            Integrator::MoreauJeanDirectProjection(o) => &o.inner,
-            Integrator::MoreauJeanCombinedProjection(o) => &o.inner,
-            _ => unreachable!("a Moreau–Jean step runs with a Moreau–Jean integrator"),
-        }
-    }
-
-    fn mj_mut(&mut self) -> &mut MoreauJeanOsi {
-        match self {
-            Integrator::MoreauJean(o) => o,
-            Integrator::MoreauJeanDirectProjection(o) => &mut o.inner,
-            Integrator::MoreauJeanCombinedProjection(o) => &mut o.inner,
-            _ => unreachable!("a Moreau–Jean step runs with a Moreau–Jean integrator"),
-        }
-    }
-}
-
-/// The Euler–Moreau integrator of a simulation known to hold one.
-macro_rules! em {
-    ($osi:expr) => {
-        match $osi {
-            Integrator::EulerMoreau(o) => o,
-            _ => unreachable!("an Euler–Moreau step runs with an Euler–Moreau integrator"),
-        }
-    };
 }
 
 /// What a simulation does when a one-step problem or a Newton loop does not converge.
@@ -211,15 +127,6 @@ impl TimeSteppingOptions {
     }
 }
 
-/// How a step's Newton loop ended.
-#[derive(Clone, Copy, Debug)]
-struct NewtonOutcome {
-    iterations: usize,
-    residual: f64,
-    converged: bool,
-    linear: bool,
-}
-
 /// What one step did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
@@ -234,7 +141,7 @@ pub struct StepReport {
     pub newton_residual: f64,
     /// Whether the Newton loop converged (always for a linear model).
     pub newton_converged: bool,
-    /// Number of interactions in the velocity-level problem.
+    /// Number of interactions in the step's one-step problems.
     pub active: usize,
     /// The report of the last one-step problem solved in the step, `None` when no interaction
     /// was active.
@@ -258,20 +165,66 @@ pub struct StepTimings {
     pub total: std::time::Duration,
 }
 
-/// Moreau–Jean time-stepping of a nonsmooth dynamical system.
+/// How a step's Newton loop ended.
+#[derive(Clone, Copy, Debug)]
+struct NewtonOutcome {
+    iterations: usize,
+    residual: f64,
+    converged: bool,
+    linear: bool,
+    /// Whether a one-step problem of the last iteration stopped before its tolerance.
+    problem_unconverged: bool,
+}
+
+/// One integrator of a [`TimeStepping`] with its systems.
+#[derive(Debug)]
+struct Member {
+    osi: Box<dyn OneStepIntegrator>,
+    systems: SystemSet,
+    rule: IndexSetRule,
+    /// Its one-step problem in [`TimeStepping::problems`].
+    problem: usize,
+    /// Its interactions in that problem, in the problem's order.
+    interactions: Vec<InteractionId>,
+}
+
+/// A one-step problem of a [`TimeStepping`] with the interactions it is posed on.
+#[derive(Debug)]
+struct Problem {
+    level: ProblemLevel,
+    osns: OneStepNsProblem,
+    /// Its integrators in [`TimeStepping::members`].
+    members: Vec<usize>,
+    /// Its interactions: those of its integrators, one after the other.
+    ids: Vec<InteractionId>,
+}
+
+/// Event-capturing time-stepping of a nonsmooth dynamical system (Siconos' `TimeStepping`;
+/// Acary and Brogliato 2008, chapter 10): a strategy that drives one-step integrators
+/// ([`OneStepIntegrator`]), each with its own dynamical systems, and one-step nonsmooth problems
+/// built from the interactions, one per [`ProblemLevel`].
 ///
 /// Each [`TimeStepping::step`] goes from `t_k` to `t_{k+1}`:
-/// 1. the index set: interactions whose predicted gap `y + γ h ẏ` is closed;
-/// 2. Newton loop (one pass for linear models): `W`, free velocities, the one-step problem on
-///    the active interactions, inputs `p = Σ Hᵀ λ`, then velocities, positions and outputs;
-/// 3. the memories `q_k`, `v_k`, `y_k` are committed.
+/// 1. index sets: every interaction of an integrator of rule [`IndexSetRule::All`], the
+///    interactions its activation test keeps for one of rule [`IndexSetRule::Activation`]
+///    (Moreau–Jean: the predicted gap `y + γ h ẏ` is closed);
+/// 2. the Newton loop (one pass for linear models): iteration matrices, free states, the
+///    one-step problems, inputs, states, until `max ‖R‖₂` over all integrators is below the
+///    tolerance;
+/// 3. outputs at the new state, projections, and the memories `q_k`, `v_k`, `y_k`.
 ///
-/// Interactions may be linked or removed between steps through [`TimeStepping::nsds_mut`].
+/// Interactions may be linked or removed between steps through [`TimeStepping::nsds_mut`];
+/// systems added to a simulation of several integrators are given to one with
+/// [`TimeStepping::assign`].
 #[derive(Debug)]
 pub struct TimeStepping {
     nsds: Nsds,
-    osi: Integrator,
-    osns: OneStepNsProblem,
+    members: Vec<Member>,
+    problems: Vec<Problem>,
+    /// The integrator of each system slot (`u32::MAX`: none), with several integrators.
+    owner: Vec<u32>,
+    /// Systems slots below this bound were checked by their integrator.
+    checked_systems: usize,
     grid: TimeDiscretisation,
     options: TimeSteppingOptions,
     k: usize,
@@ -280,8 +233,6 @@ pub struct TimeStepping {
     seen_relations: u64,
     nonconverged: usize,
     total_newton: usize,
-    /// Interactions whose position memory `y_{k−1}` is set (Schatzman–Paoli), by slot.
-    sp_seen: Vec<Option<InteractionId>>,
     /// The outputs are those of the beginning of the last step (deferred outputs): the next
     /// step computes them first.
     outputs_stale: bool,
@@ -294,31 +245,118 @@ pub struct TimeStepping {
     entering: Vec<InteractionId>,
 }
 
-impl TimeStepping {
-    /// Prepares the simulation at `t0`: workspaces, iteration matrices, outputs `y(t0)`.
+/// Builds a [`TimeStepping`] of several one-step integrators
+/// ([`TimeStepping::builder`]).
+#[derive(Debug)]
+pub struct TimeSteppingBuilder {
+    nsds: Nsds,
+    grid: TimeDiscretisation,
+    options: TimeSteppingOptions,
+    members: Vec<(Box<dyn OneStepIntegrator>, SystemSet)>,
+    problems: Vec<(ProblemLevel, OneStepNsProblem)>,
+}
+
+impl TimeSteppingBuilder {
+    /// Sets the options (default: [`TimeSteppingOptions::default`]).
+    pub fn options(mut self, options: TimeSteppingOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Adds an integrator of the systems `systems`.
+    pub fn integrator(mut self, osi: impl OneStepIntegrator, systems: impl IntoIterator<Item = DsId>) -> Self {
+        self.members.push((Box::new(osi), SystemSet::of(systems)));
+        self
+    }
+
+    /// Adds an integrator of every system of the model (then it is the only one).
+    pub fn integrator_of_all(mut self, osi: impl OneStepIntegrator) -> Self {
+        self.members.push((Box::new(osi), SystemSet::all()));
+        self
+    }
+
+    /// Adds a boxed integrator of the systems `systems`.
+    pub fn boxed_integrator(
+        mut self,
+        osi: Box<dyn OneStepIntegrator>,
+        systems: impl IntoIterator<Item = DsId>,
+    ) -> Self {
+        self.members.push((osi, SystemSet::of(systems)));
+        self
+    }
+
+    /// Adds the one-step problem of level `level`, which gathers the interactions of every
+    /// integrator of that level.
+    pub fn problem(mut self, level: ProblemLevel, osns: OneStepNsProblem) -> Self {
+        self.problems.push((level, osns));
+        self
+    }
+
+    /// Checks the assignment and prepares the simulation at `t0`: workspaces, iteration
+    /// matrices, outputs `y(t0)`.
     ///
     /// # Errors
-    /// [`KernelError::InvalidOption`] for bad options, [`KernelError::InvalidModel`] when a law
-    /// does not fit the one-step problem, [`KernelError::Singular`] for a singular `W`, and any
-    /// error of the user functions at `t0`.
-    pub fn new(
-        nsds: Nsds,
-        osi: impl Into<Integrator>,
-        osns: OneStepNsProblem,
-        grid: TimeDiscretisation,
-        options: TimeSteppingOptions,
-    ) -> Result<Self, KernelError> {
-        let osi = osi.into();
+    /// [`KernelError::InvalidOption`] for bad options; [`KernelError::InvalidModel`] without
+    /// integrators, for an integrator of every system beside others, for an integrator without
+    /// a problem of its level, a problem without integrators, two problems of one level, two
+    /// problems on index set 1, or a law that does not fit its problem;
+    /// [`KernelError::SharedBetweenIntegrators`] and [`KernelError::UnassignedSystem`];
+    /// [`KernelError::Singular`] for a singular `W`; errors of the user functions at `t0`.
+    pub fn build(self) -> Result<TimeStepping, KernelError> {
+        let Self { nsds, grid, options, members, problems } = self;
         if !options.newton_tolerance.is_finite() || options.newton_tolerance <= 0.0 {
             return Err(KernelError::InvalidOption { name: "newton_tolerance", reason: "must be finite and positive" });
         }
         if options.newton_max_iterations == 0 {
             return Err(KernelError::InvalidOption { name: "newton_max_iterations", reason: "must be at least 1" });
         }
-        let mut sim = Self {
+        if members.is_empty() {
+            return Err(KernelError::InvalidModel("a time-stepping simulation needs a one-step integrator".into()));
+        }
+        if members.len() > 1 && members.iter().any(|(_, s)| s.is_all()) {
+            return Err(KernelError::InvalidModel(
+                "an integrator of every system cannot share the simulation with other integrators".into(),
+            ));
+        }
+        let mut levels: Vec<ProblemLevel> = problems.iter().map(|(l, _)| *l).collect();
+        levels.sort();
+        if levels.windows(2).any(|w| w[0] == w[1]) {
+            return Err(KernelError::InvalidModel("two one-step problems of the same level".into()));
+        }
+        let mut problems: Vec<Problem> = problems
+            .into_iter()
+            .map(|(level, osns)| Problem { level, osns, members: Vec::new(), ids: Vec::new() })
+            .collect();
+        let mut built = Vec::with_capacity(members.len());
+        for (m, (osi, systems)) in members.into_iter().enumerate() {
+            let level = osi.problem_level();
+            let Some(problem) = problems.iter().position(|p| p.level == level) else {
+                return Err(KernelError::InvalidModel(format!(
+                    "the integrator {} needs a one-step problem of level {level:?}",
+                    osi.name()
+                )));
+            };
+            problems[problem].members.push(m);
+            let rule = osi.index_set_rule();
+            built.push(Member { osi, systems, rule, problem, interactions: Vec::new() });
+        }
+        if let Some(p) = problems.iter().find(|p| p.members.is_empty()) {
+            return Err(KernelError::InvalidModel(format!(
+                "the one-step problem of level {:?} has no integrator",
+                p.level
+            )));
+        }
+        let index_set_problems =
+            problems.iter().filter(|p| p.members.iter().any(|&m| built[m].rule != IndexSetRule::All)).count();
+        if index_set_problems > 1 {
+            return Err(KernelError::InvalidModel("at most one one-step problem can be posed on index set 1".into()));
+        }
+        let mut sim = TimeStepping {
             nsds,
-            osi,
-            osns,
+            members: built,
+            problems,
+            owner: Vec::new(),
+            checked_systems: 0,
             grid,
             options,
             k: 0,
@@ -326,7 +364,6 @@ impl TimeStepping {
             seen_relations: 0,
             nonconverged: 0,
             total_newton: 0,
-            sp_seen: Vec::new(),
             outputs_stale: false,
             priority_keys: Vec::new(),
             slot_stays: Vec::new(),
@@ -336,88 +373,126 @@ impl TimeStepping {
         sim.refresh_topology()?;
         Ok(sim)
     }
+}
 
-    /// After a change of the model (and at the start): workspaces, `W` of new systems, forces
-    /// of new nonlinear systems, and outputs of every interaction at the current time.
+impl TimeStepping {
+    /// A simulation with one integrator of every system and its one-step problem (at the
+    /// integrator's [`OneStepIntegrator::problem_level`]), prepared at `t0`: workspaces,
+    /// iteration matrices, outputs `y(t0)`.
+    ///
+    /// # Errors
+    /// As [`TimeSteppingBuilder::build`].
+    pub fn new(
+        nsds: Nsds,
+        osi: impl OneStepIntegrator,
+        osns: OneStepNsProblem,
+        grid: TimeDiscretisation,
+        options: TimeSteppingOptions,
+    ) -> Result<Self, KernelError> {
+        let level = osi.problem_level();
+        Self::builder(nsds, grid).options(options).integrator_of_all(osi).problem(level, osns).build()
+    }
+
+    /// A builder for a simulation of several integrators, each with its own systems, and the
+    /// one-step problems of their levels.
+    pub fn builder(nsds: Nsds, grid: TimeDiscretisation) -> TimeSteppingBuilder {
+        TimeSteppingBuilder {
+            nsds,
+            grid,
+            options: TimeSteppingOptions::default(),
+            members: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    /// Gives system `ds` (added to the model after the simulation was built) to integrator
+    /// number `integrator` (in the order they were added).
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`] for a stale handle; [`KernelError::InvalidOption`] for an
+    /// integrator number out of range; [`KernelError::SharedBetweenIntegrators`] when the system
+    /// already has an integrator.
+    pub fn assign(&mut self, ds: DsId, integrator: usize) -> Result<(), KernelError> {
+        if !self.nsds.ds_ids().any(|d| d == ds) {
+            return Err(KernelError::UnknownDs(ds.index()));
+        }
+        if integrator >= self.members.len() {
+            return Err(KernelError::InvalidOption { name: "integrator", reason: "no integrator of that number" });
+        }
+        if self.members.iter().any(|m| m.systems.contains(ds)) {
+            return Err(KernelError::SharedBetweenIntegrators { what: "system", index: ds.index() });
+        }
+        self.members[integrator].systems.insert(ds);
+        self.seen_topology = u64::MAX;
+        Ok(())
+    }
+
+    /// The integrator of each system slot, with several integrators (checked: every system
+    /// has exactly one, every interaction links systems of one).
+    fn assign_owners(&mut self) -> Result<(), KernelError> {
+        if self.members.len() == 1 {
+            return Ok(());
+        }
+        let bound = self.nsds.ds_bound();
+        self.owner.clear();
+        self.owner.resize(bound, u32::MAX);
+        for id in self.nsds.ds_ids() {
+            for (m, member) in self.members.iter().enumerate() {
+                if member.systems.contains(id) {
+                    if self.owner[id.index()] != u32::MAX {
+                        return Err(KernelError::SharedBetweenIntegrators { what: "system", index: id.index() });
+                    }
+                    self.owner[id.index()] = m as u32;
+                }
+            }
+            if self.owner[id.index()] == u32::MAX {
+                return Err(KernelError::UnassignedSystem { ds: id.index() });
+            }
+        }
+        for id in self.nsds.interaction_ids() {
+            let ds = self.nsds.interaction_ref(id).ds();
+            if ds.iter().any(|d| self.owner[d.index()] != self.owner[ds[0].index()]) {
+                return Err(KernelError::SharedBetweenIntegrators { what: "interaction", index: id.index() });
+            }
+        }
+        Ok(())
+    }
+
+    /// The integrator of interaction `inter` (with several integrators).
+    fn owner_of(owner: &[u32], inter: &crate::model::Interaction) -> usize {
+        owner[inter.ds()[0].index()] as usize
+    }
+
+    /// After a change of the model (and at the start): the integrators' systems and
+    /// workspaces, the laws against the problems, and the outputs of every interaction at the
+    /// current time.
     fn refresh_topology(&mut self) -> Result<(), KernelError> {
         if self.seen_topology == self.nsds.topology_version {
             return Ok(());
         }
-        self.osns.check_laws(&self.nsds)?;
-        let t = self.time();
-        let h0 = self.grid.time(1) - self.grid.time(0);
-        let first_order =
-            self.nsds.ds_graph().node_weights().filter(|d| matches!(d, DynamicalSystem::FirstOrder(_))).count();
-        let second_order = self.nsds.number_of_ds() - first_order;
-        if !matches!(self.osi, Integrator::EulerMoreau(_)) && first_order > 0 {
-            return Err(KernelError::InvalidModel(
-                "Moreau–Jean and Schatzman–Paoli integrate second-order systems; the model has first-order ones".into(),
-            ));
+        self.assign_owners()?;
+        for slot in self.checked_systems..self.nsds.ds_bound() {
+            let Some(id) = self.nsds.ds_ids().find(|d| d.index() == slot) else { continue };
+            let m = if self.members.len() == 1 { 0 } else { self.owner[slot] as usize };
+            self.members[m].osi.check_system(&self.nsds, id)?;
         }
-        if matches!(self.osi, Integrator::MoreauJeanDirectProjection(_) | Integrator::MoreauJeanCombinedProjection(_)) {
-            check_projectable(&self.nsds)?;
+        self.checked_systems = self.nsds.ds_bound();
+        let single = self.members.len() == 1;
+        for (p, problem) in self.problems.iter().enumerate() {
+            let (members, owner) = (&self.members, &self.owner);
+            problem
+                .osns
+                .check_laws(&self.nsds, |inter| single || members[Self::owner_of(owner, inter)].problem == p)?;
         }
-        match &mut self.osi {
-            Integrator::SchatzmanPaoli(osi) => {
-                osi.prepare(&mut self.nsds, h0)?;
-                let startup = osi.options().startup;
-                let started = osi.start(&mut self.nsds, t, h0)?;
-                let ids: Vec<InteractionId> = self.nsds.interaction_ids().collect();
-                if started && startup == SchatzmanPaoliStartup::Taylor {
-                    // y_{k−1} = y(q_{−1}) for every interaction.
-                    osi.swap_previous_positions(&mut self.nsds);
-                    for &id in &ids {
-                        self.nsds.update_output(id, t)?;
-                    }
-                    osi.swap_previous_positions(&mut self.nsds);
-                    for &id in &ids {
-                        let inter = self.nsds.interaction_mut(id);
-                        let crate::model::Interaction { y, y_memory, .. } = inter;
-                        y_memory[0].copy_from_slice(&y[0]);
-                        self.sp_seen.resize(self.sp_seen.len().max(id.index() + 1), None);
-                        self.sp_seen[id.index()] = Some(id);
-                    }
-                }
-                // Interactions new to the scheme start with y_{k−1} = y_k (Siconos 4.4).
-                for id in ids {
-                    self.nsds.update_output(id, t)?;
-                    if self.sp_seen.len() <= id.index() {
-                        self.sp_seen.resize(id.index() + 1, None);
-                    }
-                    if self.sp_seen[id.index()] != Some(id) {
-                        let crate::model::Interaction { y, y_memory, .. } = self.nsds.interaction_mut(id);
-                        y_memory[0].copy_from_slice(&y[0]);
-                        self.sp_seen[id.index()] = Some(id);
-                    }
-                }
-            }
-            Integrator::MoreauJean(_)
-            | Integrator::MoreauJeanDirectProjection(_)
-            | Integrator::MoreauJeanCombinedProjection(_) => {
-                let osi = self.osi.mj_mut();
-                osi.prepare(&self.nsds);
-                osi.compute_new_w(&mut self.nsds, t, h0)?;
-                if self.k == 0 {
-                    osi.initialize_forces(&mut self.nsds, t)?;
-                }
-                self.update_outputs(t)?;
-            }
-            Integrator::EulerMoreau(osi) => {
-                if second_order > 0 {
-                    return Err(KernelError::InvalidModel(
-                        "Euler–Moreau integrates first-order systems; the model has second-order ones".into(),
-                    ));
-                }
-                osi.prepare(&mut self.nsds);
-                if self.k == 0 {
-                    osi.initialize(&mut self.nsds, t)?;
-                }
-                let ids = first_order_interactions(&self.nsds);
-                for &id in &ids {
-                    self.nsds.first_order_output(id, t)?;
-                }
+        let step = StepInterval::new(self.time(), self.grid.time(self.k + 1), self.grid.time(1) - self.grid.time(0));
+        let first = self.k == 0;
+        for member in &mut self.members {
+            member.osi.initialize(&mut self.nsds, &member.systems, &step, first)?;
+            if member.rule == IndexSetRule::All {
+                member.systems.interactions_into(&self.nsds, &mut member.interactions);
             }
         }
+        self.update_outputs(step.t_old)?;
         self.seen_topology = self.nsds.topology_version;
         self.seen_relations = self.nsds.relation_version;
         Ok(())
@@ -449,14 +524,25 @@ impl TimeStepping {
         &mut self.nsds
     }
 
-    /// The one-step problem.
-    pub fn osns(&self) -> &OneStepNsProblem {
-        &self.osns
+    /// The one-step problem of level `level`, if the simulation has one.
+    pub fn problem(&self, level: ProblemLevel) -> Option<&OneStepNsProblem> {
+        self.problems.iter().find(|p| p.level == level).map(|p| &p.osns)
     }
 
-    /// The integrator.
-    pub fn osi(&self) -> &Integrator {
-        &self.osi
+    /// Number of integrators.
+    pub fn number_of_integrators(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Integrator number `k` (in the order they were added).
+    pub fn integrator(&self, k: usize) -> Option<&dyn OneStepIntegrator> {
+        self.members.get(k).map(|m| &*m.osi)
+    }
+
+    /// Integrator number `k` as its own type, when it is of type `T`.
+    pub fn integrator_as<T: OneStepIntegrator>(&self, k: usize) -> Option<&T> {
+        let osi: &dyn std::any::Any = self.members.get(k).map(|m| &*m.osi)?;
+        osi.downcast_ref::<T>()
     }
 
     /// The time grid.
@@ -464,7 +550,7 @@ impl TimeStepping {
         &self.grid
     }
 
-    /// Steps whose one-step problem or Newton loop did not converge (under
+    /// Steps whose one-step problem, Newton loop or projection did not converge (under
     /// [`NonConvergencePolicy::Continue`]).
     pub fn nonconverged_steps(&self) -> usize {
         self.nonconverged
@@ -478,12 +564,15 @@ impl TimeStepping {
     /// Advances from `t_k` to `t_{k+1}`.
     ///
     /// # Errors
-    /// [`KernelError::NotConverged`] / [`KernelError::NewtonNotConverged`] under
-    /// [`NonConvergencePolicy::Fail`]; errors of the one-step problem, of a singular `W`, and
-    /// of user functions.
+    /// [`KernelError::NotConverged`], [`KernelError::NewtonNotConverged`] and
+    /// [`KernelError::ProjectionNotConverged`] under [`NonConvergencePolicy::Fail`]; errors of
+    /// the one-step problems, of a singular `W`, of the integrators' assignment after a change
+    /// of the model, and of user functions.
     pub fn step(&mut self) -> Result<StepReport, KernelError> {
         let started = std::time::Instant::now();
-        self.osns.take_timings();
+        for problem in &mut self.problems {
+            problem.osns.take_timings();
+        }
         self.refresh_topology()?;
         if self.seen_relations != self.nsds.relation_version {
             // Relations changed between steps: outputs at t_k again (Lagrangian interactions).
@@ -496,87 +585,174 @@ impl TimeStepping {
             let t = self.time();
             self.update_outputs(t)?;
         }
-        let mut report = match self.osi {
-            Integrator::MoreauJean(_) => self.step_moreau_jean(),
-            Integrator::EulerMoreau(_) => self.step_euler_moreau(),
-            Integrator::SchatzmanPaoli(_) => self.step_schatzman_paoli(),
-            Integrator::MoreauJeanDirectProjection(_) => self.step_direct_projection(),
-            Integrator::MoreauJeanCombinedProjection(_) => self.step_combined_projection(),
-        }?;
-        let (assembly, solve) = self.osns.take_timings();
-        report.timings = StepTimings { assembly, solve, total: started.elapsed() };
-        Ok(report)
+        let step = StepInterval::new(
+            self.grid.time(self.k),
+            self.grid.time(self.k + 1),
+            self.grid.time(1) - self.grid.time(0),
+        );
+        let number = self.k + 1;
+
+        // Index sets.
+        self.with_index_set(|nsds, members, index_set| {
+            members.iter_mut().try_for_each(|m| m.osi.begin_step(nsds, &m.systems, index_set, &step))
+        })?;
+        self.update_index_set(step.h);
+        self.load_problems();
+
+        // The Newton loop, solved again while an integrator asks for it.
+        let defer = self.options.defer_outputs && !self.members.iter().any(|m| m.osi.reads_new_outputs());
+        let mut pass = 0;
+        let (outcome, osns_report, projection) = loop {
+            pass += 1;
+            let (outcome, osns_report) = self.newton_solve(&step, number, defer)?;
+            let mut redo = false;
+            let mut projection = None;
+            self.with_index_set(|nsds, members, index_set| {
+                for m in members.iter_mut() {
+                    match m.osi.after_newton(nsds, &m.systems, index_set, &step, pass)? {
+                        AfterNewton::Done(report) => projection = report.or(projection),
+                        AfterNewton::Redo => redo = true,
+                    }
+                }
+                Ok(())
+            })?;
+            if !redo {
+                break (outcome, osns_report, projection);
+            }
+            self.load_problems();
+        };
+        self.apply_newton_policy(step.t, number, &outcome)?;
+        if let Some(projection) = &projection {
+            self.apply_projection_policy(step.t, number, projection)?;
+        }
+        for m in &mut self.members {
+            m.osi.commit(&mut self.nsds, &m.systems, &step)?;
+        }
+        self.k += 1;
+        let mut assembly = std::time::Duration::ZERO;
+        let mut solve = std::time::Duration::ZERO;
+        for problem in &mut self.problems {
+            let (a, s) = problem.osns.take_timings();
+            assembly += a;
+            solve += s;
+        }
+        Ok(StepReport {
+            step: number,
+            time: step.t,
+            newton_iterations: outcome.iterations,
+            newton_residual: if outcome.linear { 0.0 } else { outcome.residual },
+            newton_converged: outcome.converged,
+            active: self.problems.iter().map(|p| p.ids.len()).sum(),
+            osns: osns_report,
+            projection,
+            timings: StepTimings { assembly, solve, total: started.elapsed() },
+        })
     }
 
-    /// One Moreau–Jean step (see the type's documentation).
-    fn step_moreau_jean(&mut self) -> Result<StepReport, KernelError> {
-        let t_old = self.grid.time(self.k);
-        let t = self.grid.time(self.k + 1);
-        let h = t - t_old;
-        let step = self.k + 1;
-
-        // Memories of the outputs (ẏ_k for the restitution law) and index set 1 from the
-        // outputs at t_k.
-        self.update_index_set(h, true);
-        let (outcome, osns_report) = self.newton_solve(t_old, t, step, self.options.defer_outputs)?;
-        self.apply_newton_policy(t, step, &outcome, osns_report)?;
-        // Commit the step (the Newton loop ended with a residual at the final state, whose
-        // forces are F(t_{k+1}, q_{k+1}, v_{k+1})).
-        self.osi.mj_mut().swap_memories(&mut self.nsds, t, true)?;
-        Ok(self.commit(t, step, &outcome, self.nsds.active.len(), osns_report))
+    /// Runs `f` on the model, the integrators and index set 1 (taken out of the model for the
+    /// call, and put back whatever `f` returns).
+    fn with_index_set(
+        &mut self,
+        f: impl FnOnce(&mut Nsds, &mut [Member], &mut Vec<InteractionId>) -> Result<(), KernelError>,
+    ) -> Result<(), KernelError> {
+        let mut index_set = std::mem::take(&mut self.nsds.active);
+        let result = f(&mut self.nsds, &mut self.members, &mut index_set);
+        self.nsds.active = index_set;
+        result
     }
 
-    /// The Moreau–Jean Newton loop of one step on the current index set 1 (a single pass for
-    /// linear models): `W`, free velocities, the velocity-level problem, inputs, state, outputs.
+    /// The interactions of each integrator and each problem for the step: index set 1 for the
+    /// integrators of rule [`IndexSetRule::Activation`] or [`IndexSetRule::Managed`] (their own
+    /// part of it), the list kept since the last change of the model for the others.
+    fn load_problems(&mut self) {
+        let single = self.members.len() == 1;
+        let (nsds, owner) = (&self.nsds, &self.owner);
+        for (m, member) in self.members.iter_mut().enumerate() {
+            if member.rule != IndexSetRule::All {
+                member.interactions.clear();
+                if single {
+                    member.interactions.extend_from_slice(&nsds.active);
+                } else {
+                    member.interactions.extend(
+                        nsds.active.iter().copied().filter(|&id| Self::owner_of(owner, nsds.interaction_ref(id)) == m),
+                    );
+                }
+            }
+        }
+        for problem in &mut self.problems {
+            problem.ids.clear();
+            for &m in &problem.members {
+                problem.ids.extend_from_slice(&self.members[m].interactions);
+            }
+        }
+    }
+
+    /// The Newton loop of one step (Siconos' `TimeStepping::newtonSolve`; a single pass for
+    /// linear models): iteration matrices, free states, the one-step problems and their inputs,
+    /// states, residuals; then the outputs at the final iterate (or, deferred, at the
+    /// beginning of the next step).
     fn newton_solve(
         &mut self,
-        t_old: f64,
-        t: f64,
-        step: usize,
+        step: &StepInterval,
+        number: usize,
         defer_outputs: bool,
     ) -> Result<(NewtonOutcome, Option<SolverReport>), KernelError> {
-        let h = t - t_old;
-        let linear = self.osi.mj().all_linear() && self.all_relations_linear();
-        let mut residual = if linear {
-            self.osi.mj_mut().compute_residu(&mut self.nsds, t_old, t, h)?
-        } else {
-            self.osi.mj_mut().predict_and_compute_residu(&mut self.nsds, t_old, t, h)?
-        };
+        let Self { nsds, members, problems, owner, options, .. } = self;
+        let linear = members.iter().all(|m| m.osi.is_linear(nsds, &m.systems));
+        let mut residual = 0.0f64;
+        for m in members.iter_mut() {
+            residual = residual.max(m.osi.begin_newton(nsds, &m.systems, &m.interactions, step, linear)?);
+        }
         let mut iterations = 0;
         let mut converged = linear;
         let mut osns_report;
+        let mut problem_unconverged;
         loop {
             iterations += 1;
             if !linear {
-                self.osi.mj_mut().compute_w(&mut self.nsds, t, h)?;
-                let active = std::mem::take(&mut self.nsds.active);
-                let result = self.nsds.update_jacobians_at_positions(&active, t);
-                self.nsds.active = active;
-                result?;
-            }
-            self.osi.mj_mut().compute_free_state(&mut self.nsds);
-            osns_report = self.osns.compute(&mut self.nsds, self.osi.mj(), t, linear)?;
-            if let Some(report) = osns_report
-                && !report.is_converged()
-            {
-                match self.options.on_nonconvergence {
-                    NonConvergencePolicy::Fail => return Err(KernelError::NotConverged { time: t, step, report }),
-                    NonConvergencePolicy::Continue => {}
+                for m in members.iter_mut() {
+                    m.osi.prepare_newton_iteration(nsds, &m.systems, &m.interactions, step)?;
                 }
             }
-            self.update_input();
-            self.osi.mj_mut().update_state(&mut self.nsds, h);
+            for m in members.iter_mut() {
+                m.osi.compute_free_state(nsds, &m.systems, &m.interactions, step)?;
+            }
+            osns_report = None;
+            problem_unconverged = false;
+            for problem in problems.iter_mut() {
+                let report = solve_problem(nsds, members, owner, problem, step.t, linear)?;
+                if let Some(report) = report
+                    && !report.is_converged()
+                {
+                    if options.on_nonconvergence == NonConvergencePolicy::Fail {
+                        return Err(KernelError::NotConverged { time: step.t, step: number, report });
+                    }
+                    problem_unconverged = true;
+                }
+                osns_report = report.or(osns_report);
+                problem.osns.update_inputs(nsds, &problem.ids, problem.level);
+            }
+            for m in members.iter_mut() {
+                m.osi.update_state(nsds, &m.systems, &m.interactions, step)?;
+            }
             if linear {
                 break;
             }
-            residual = self.osi.mj_mut().compute_residu(&mut self.nsds, t_old, t, h)?;
-            if residual <= self.options.newton_tolerance {
+            residual = 0.0;
+            for m in members.iter_mut() {
+                let problem = &problems[m.problem].osns;
+                residual = residual.max(m.osi.newton_residual(nsds, &m.systems, &m.interactions, problem, step)?);
+            }
+            if residual <= options.newton_tolerance {
                 converged = true;
                 break;
             }
-            if iterations >= self.options.newton_max_iterations {
+            if iterations >= options.newton_max_iterations {
                 break;
             }
+        }
+        for m in members.iter_mut() {
+            m.osi.end_newton(nsds, &m.systems, &m.interactions, step)?;
         }
         // The outputs at the final iterate (those of the intermediate iterates are not read: each
         // iteration re-evaluates the Jacobians of the active interactions), or, deferred, at the
@@ -584,223 +760,9 @@ impl TimeStepping {
         if defer_outputs {
             self.outputs_stale = true;
         } else {
-            self.update_outputs(t)?;
+            self.update_outputs(step.t)?;
         }
-        Ok((NewtonOutcome { iterations, residual, converged, linear }, osns_report))
-    }
-
-    /// One Schatzman–Paoli step ([`SchatzmanPaoliOsi`]): free positions, the position-level
-    /// LCP on every interaction, `p[0]`, positions and centred velocities (Newton loop for
-    /// nonlinear systems or relations), then the outputs.
-    fn step_schatzman_paoli(&mut self) -> Result<StepReport, KernelError> {
-        let t_old = self.grid.time(self.k);
-        let t = self.grid.time(self.k + 1);
-        let h = t - t_old;
-        let step = self.k + 1;
-        let ids: Vec<InteractionId> =
-            (0..self.nsds.interaction_bound()).filter_map(|i| self.nsds.interaction_at(i)).collect();
-        let Integrator::SchatzmanPaoli(osi) = &mut self.osi else {
-            unreachable!("a Schatzman–Paoli step runs with a Schatzman–Paoli integrator")
-        };
-        let linear =
-            osi.all_linear() && self.nsds.interaction_graph().node_weights().all(|i| i.is_linear_time_invariant());
-        let mut residual = osi.compute_residu(&mut self.nsds, t_old, t, h)?;
-        let mut iterations = 0;
-        let mut converged = linear;
-        let mut osns_report;
-        loop {
-            iterations += 1;
-            if !linear {
-                osi.compute_w(&mut self.nsds, t_old, h)?;
-                for &id in &ids {
-                    self.nsds.update_jacobian(id, t)?;
-                }
-            }
-            osi.compute_free_state(&mut self.nsds);
-            osns_report = self.osns.compute_on(&mut self.nsds, &*osi, &ids, t, linear, ProblemLevel::Position)?;
-            if let Some(report) = osns_report
-                && !report.is_converged()
-                && self.options.on_nonconvergence == NonConvergencePolicy::Fail
-            {
-                return Err(KernelError::NotConverged { time: t, step, report });
-            }
-            for slot in 0..self.nsds.ds_bound() {
-                if let Some(ds) = self.nsds.ds_slot_mut(slot) {
-                    ds.state_mut().p[0].fill(0.0);
-                }
-            }
-            self.nsds.accumulate_inputs_at(&ids, 0);
-            osi.update_state(&mut self.nsds, h);
-            if linear {
-                break;
-            }
-            residual = osi.compute_residu(&mut self.nsds, t_old, t, h)?;
-            if residual <= self.options.newton_tolerance {
-                converged = true;
-                break;
-            }
-            if iterations >= self.options.newton_max_iterations {
-                break;
-            }
-        }
-        // y_{k−1} ← y_k, then y_{k+1}.
-        for &id in &ids {
-            let crate::model::Interaction { y, y_memory, .. } = self.nsds.interaction_mut(id);
-            y_memory[0].copy_from_slice(&y[0]);
-        }
-        for &id in &ids {
-            self.nsds.update_output(id, t)?;
-        }
-        osi.swap_memories(&mut self.nsds);
-        let outcome = NewtonOutcome { iterations, residual, converged, linear };
-        self.apply_newton_policy(t, step, &outcome, osns_report)?;
-        Ok(self.commit(t, step, &outcome, ids.len(), osns_report))
-    }
-
-    /// One Moreau–Jean step with direct projection ([`MoreauJeanDirectProjectionOsi`]).
-    fn step_direct_projection(&mut self) -> Result<StepReport, KernelError> {
-        let t_old = self.grid.time(self.k);
-        let t = self.grid.time(self.k + 1);
-        let h = t - t_old;
-        let step = self.k + 1;
-        self.nsds.swap_output_memories();
-        self.update_index_set(h, false);
-        let (outcome, osns_report) = self.newton_solve(t_old, t, step, false)?;
-        self.apply_newton_policy(t, step, &outcome, osns_report)?;
-
-        // Projection of the index-set-1 constraints.
-        let Integrator::MoreauJeanDirectProjection(osi) = &mut self.osi else {
-            unreachable!("a direct-projection step runs with its integrator")
-        };
-        let (tol_u, tol_b, max_it) =
-            (osi.options.unilateral_tolerance, osi.options.bilateral_tolerance, osi.options.max_iterations);
-        clear_position_inputs(&mut self.nsds);
-        let ids = self.nsds.active.clone();
-        let (mut pen, _, mut bil) = violations(&self.nsds, &ids);
-        let mut running = !ids.is_empty() && (pen > tol_u || bil > tol_b);
-        let mut iterations = 0;
-        let mut last_problem = None;
-        while running && iterations < max_it {
-            iterations += 1;
-            let report = osi.projector.project(&mut self.nsds, &ids, false, t)?;
-            last_problem = Some(report);
-            (pen, _, bil) = violations(&self.nsds, &ids);
-            running = pen > tol_u || bil > tol_b;
-            if !report.is_converged() {
-                break;
-            }
-        }
-        let projection = ProjectionReport {
-            iterations,
-            passes: 1,
-            max_unilateral_violation: pen,
-            max_bilateral_violation: bil,
-            converged: !running,
-            last_problem,
-        };
-        self.apply_projection_policy(t, step, &projection)?;
-        self.osi.mj_mut().swap_memories(&mut self.nsds, t, false)?;
-        let mut report = self.commit(t, step, &outcome, self.nsds.active.len(), osns_report);
-        report.projection = Some(projection);
-        Ok(report)
-    }
-
-    /// One Moreau–Jean step with combined projection ([`MoreauJeanCombinedProjectionOsi`]):
-    /// index set 1 starts empty; the step is redone while the projected positions close new
-    /// contacts.
-    fn step_combined_projection(&mut self) -> Result<StepReport, KernelError> {
-        let t_old = self.grid.time(self.k);
-        let t = self.grid.time(self.k + 1);
-        let step = self.k + 1;
-        self.nsds.swap_output_memories();
-        let Integrator::MoreauJeanCombinedProjection(osi) = &self.osi else {
-            unreachable!("a combined-projection step runs with its integrator")
-        };
-        let (tol_u, tol_b, max_it, max_passes) = (
-            osi.options.unilateral_tolerance,
-            osi.options.bilateral_tolerance,
-            osi.options.max_iterations,
-            osi.options.max_passes,
-        );
-        // Index set 1 emptied but for the bilateral constraints, always in it.
-        for id in std::mem::take(&mut self.nsds.active) {
-            let inter = self.nsds.interaction_mut(id);
-            if is_bilateral(inter) {
-                self.nsds.active.push(id);
-            } else {
-                inter.active = false;
-                inter.lambda[1].fill(0.0);
-            }
-        }
-        for slot in 0..self.nsds.interaction_bound() {
-            let Some(id) = self.nsds.interaction_at(slot) else { continue };
-            let inter = self.nsds.interaction_mut(id);
-            if !inter.active && is_bilateral(inter) {
-                inter.active = true;
-                self.nsds.active.push(id);
-            }
-        }
-        let mut passes = 0;
-        let mut settled = false;
-        let mut result;
-        let mut projection;
-        loop {
-            passes += 1;
-            result = self.newton_solve(t_old, t, step, false)?;
-            clear_position_inputs(&mut self.nsds);
-            let ids = self.nsds.active.clone();
-            let (mut pen, mut gap, mut bil) = violations(&self.nsds, &ids);
-            let mut running = !ids.is_empty() && (gap >= tol_u || bil > tol_b);
-            let mut iterations = 0;
-            let mut last_problem = None;
-            let Integrator::MoreauJeanCombinedProjection(osi) = &mut self.osi else {
-                unreachable!("a combined-projection step runs with its integrator")
-            };
-            while running && iterations < max_it {
-                iterations += 1;
-                let report = osi.projector.project(&mut self.nsds, &ids, true, t)?;
-                last_problem = Some(report);
-                (pen, gap, bil) = violations(&self.nsds, &ids);
-                running = gap >= tol_u || bil > tol_b;
-                if !report.is_converged() {
-                    break;
-                }
-            }
-            projection = ProjectionReport {
-                iterations,
-                passes,
-                max_unilateral_violation: pen,
-                max_bilateral_violation: bil,
-                converged: !running,
-                last_problem,
-            };
-            // Contacts closed at the projected positions join index set 1.
-            let mut added = false;
-            for slot in 0..self.nsds.interaction_bound() {
-                let Some(id) = self.nsds.interaction_at(slot) else { continue };
-                let inter = self.nsds.interaction_mut(id);
-                if !inter.active && inter.y[0][0] <= 0.0 {
-                    inter.active = true;
-                    self.nsds.active.push(id);
-                    added = true;
-                }
-            }
-            if !added {
-                settled = true;
-                break;
-            }
-            if passes >= max_passes {
-                break;
-            }
-        }
-        projection.converged &= settled;
-        let (outcome, osns_report) = result;
-        self.apply_newton_policy(t, step, &outcome, osns_report)?;
-        self.apply_projection_policy(t, step, &projection)?;
-        self.osi.mj_mut().swap_memories(&mut self.nsds, t, false)?;
-        let mut report = self.commit(t, step, &outcome, self.nsds.active.len(), osns_report);
-        report.projection = Some(projection);
-        Ok(report)
+        Ok((NewtonOutcome { iterations, residual, converged, linear, problem_unconverged }, osns_report))
     }
 
     /// The non-convergence policy on the projection.
@@ -812,163 +774,47 @@ impl TimeStepping {
     ) -> Result<(), KernelError> {
         if !projection.converged {
             if self.options.on_nonconvergence == NonConvergencePolicy::Fail {
-                return Err(KernelError::ProjectionNotConverged { time: t, step, report: *projection });
+                return Err(KernelError::ProjectionNotConverged {
+                    time: t,
+                    step,
+                    iterations: projection.iterations,
+                    unilateral: projection.max_unilateral_violation,
+                    bilateral: projection.max_bilateral_violation,
+                });
             }
             self.nonconverged += 1;
         }
         Ok(())
     }
 
-    /// One Euler–Moreau step (first-order systems; digest E3-E7): every interaction takes part
-    /// (index set 0); linear systems and relations take one pass.
-    fn step_euler_moreau(&mut self) -> Result<StepReport, KernelError> {
-        let t_old = self.grid.time(self.k);
-        let t = self.grid.time(self.k + 1);
-        let h = t - t_old;
-        let h0 = self.grid.time(1) - self.grid.time(0);
-        let step = self.k + 1;
-        let ids = first_order_interactions(&self.nsds);
-        let relations_linear = ids.iter().all(|&id| {
-            matches!(&self.nsds.interaction_ref(id).relation, Relation::FirstOrder(r) if r.kind() == FirstOrderRelationKind::Linear)
-        });
-        let em = em!(&self.osi);
-        let linear = em.all_linear() && relations_linear;
-        if em.options().gamma_for_relation && !linear {
-            return Err(KernelError::InvalidModel(
-                "the full θ-γ scheme (gamma_for_relation) needs linear systems and relations".into(),
-            ));
-        }
-        // The problem's matrix is built once (with t₁ − t₀, as Siconos) when every operator is
-        // constant.
-        let constant = linear
-            && em.all_time_invariant()
-            && ids.iter().all(|&id| self.nsds.interaction_ref(id).is_linear_time_invariant());
-        let h_block = if constant { h0 } else { h };
-
-        for &id in &ids {
-            self.nsds.linearize_first_order(id, t)?;
-        }
-        let k_terms = self.nsds.first_order_k_terms(&ids);
-        em!(&mut self.osi).compute_w(&mut self.nsds, t, h, &k_terms)?;
-        let mut residual = em!(&mut self.osi).compute_residu(&mut self.nsds, t_old, t, h)?;
-        let mut iterations = 0;
-        let mut converged = linear;
-        let mut osns_report;
-        loop {
-            iterations += 1;
-            em!(&mut self.osi).compute_free_state(&mut self.nsds, h);
-            if !relations_linear {
-                // x_p = x_free + hγ W⁻¹ (g(x^α, λ^α) − B λ^α), per system of each interaction.
-                for &id in &ids {
-                    let ds: Vec<_> = self.nsds.interaction_ref(id).ds().to_vec();
-                    for (j, d) in ds.into_iter().enumerate() {
-                        let mut term = self.nsds.first_order_partial_term(id, j);
-                        em!(&mut self.osi).add_to_partial(d, h, &mut term);
-                    }
-                }
-            }
-            osns_report = self.osns.compute_first_order(&mut self.nsds, em!(&self.osi), t, h_block, constant)?;
-            if let Some(report) = osns_report
-                && !report.is_converged()
-                && self.options.on_nonconvergence == NonConvergencePolicy::Fail
-            {
-                return Err(KernelError::NotConverged { time: t, step, report });
-            }
-            self.nsds.accumulate_first_order_inputs(&ids);
-            em!(&mut self.osi).update_state(&mut self.nsds, h);
-            for &id in &ids {
-                self.nsds.first_order_output(id, t)?;
-            }
-            if linear {
-                break;
-            }
-            for &id in &ids {
-                self.nsds.linearize_first_order(id, t)?;
-            }
-            let k_terms = self.nsds.first_order_k_terms(&ids);
-            em!(&mut self.osi).compute_w(&mut self.nsds, t, h, &k_terms)?;
-            residual = em!(&mut self.osi).compute_residu(&mut self.nsds, t_old, t, h)?;
-            // The relations' residuals: the linearized input and output against g and h at the
-            // new iterate.
-            let (residual_r, residual_y) = self.nsds.first_order_relation_residuals(&ids, &self.osns.last_w_blocks());
-            residual = residual.max(residual_r).max(residual_y);
-            if residual <= self.options.newton_tolerance {
-                converged = true;
-                break;
-            }
-            if iterations >= self.options.newton_max_iterations {
-                break;
-            }
-        }
-        let outcome = NewtonOutcome { iterations, residual, converged, linear };
-        self.apply_newton_policy(t, step, &outcome, osns_report)?;
-        em!(&mut self.osi).swap_memories(&mut self.nsds, t)?;
-        Ok(self.commit(t, step, &outcome, ids.len(), osns_report))
-    }
-
     /// The non-convergence policy on the Newton loop, and the count of steps that did not
     /// converge (Newton or one-step problem).
-    fn apply_newton_policy(
-        &mut self,
-        t: f64,
-        step: usize,
-        outcome: &NewtonOutcome,
-        osns_report: Option<SolverReport>,
-    ) -> Result<(), KernelError> {
-        let NewtonOutcome { iterations, residual, converged, .. } = *outcome;
+    fn apply_newton_policy(&mut self, t: f64, step: usize, outcome: &NewtonOutcome) -> Result<(), KernelError> {
+        let NewtonOutcome { iterations, residual, converged, problem_unconverged, .. } = *outcome;
         if !converged && self.options.on_nonconvergence == NonConvergencePolicy::Fail {
             return Err(KernelError::NewtonNotConverged { time: t, step, iterations, residual });
         }
-        if !converged || osns_report.is_some_and(|r| !r.is_converged()) {
+        if !converged || problem_unconverged {
             self.nonconverged += 1;
         }
         self.total_newton += iterations;
         Ok(())
     }
 
-    /// Advances the step counter and builds the step's report.
-    fn commit(
-        &mut self,
-        t: f64,
-        step: usize,
-        outcome: &NewtonOutcome,
-        active: usize,
-        osns: Option<SolverReport>,
-    ) -> StepReport {
-        self.k += 1;
-        StepReport {
-            step,
-            time: t,
-            newton_iterations: outcome.iterations,
-            newton_residual: if outcome.linear { 0.0 } else { outcome.residual },
-            newton_converged: outcome.converged,
-            active,
-            osns,
-            projection: None,
-            timings: StepTimings::default(),
-        }
-    }
-
-    fn all_relations_linear(&self) -> bool {
-        self.nsds.interaction_graph().node_weights().all(|i| i.is_linear_time_invariant())
-    }
-
-    /// Index set 1: keeps the order of interactions that stay active, appends those that
-    /// become active, and zeroes `λ[1]` of those that leave (Siconos 4.4). With
-    /// `swap_output_memories`, the outputs are first copied into their memories
-    /// ([`Nsds::swap_output_memories`]).
+    /// Index set 1 of the integrators of rule [`IndexSetRule::Activation`]: keeps the order of
+    /// interactions that stay active, appends those that become active, and zeroes `λ[1]` of
+    /// those that leave (Siconos 4.4); their outputs are first copied into their memories.
     ///
     /// One pass over the slots reads every interaction's outputs, flags and priority in memory
     /// order; the index set is then filtered and sorted from these flags and priorities, by
     /// slot, without going back to the interactions in its own, scattered order. An
-    /// interaction that leaves (the direct projection's own test, [`MoreauJeanDirectProjectionOsi`])
-    /// and passes the entry test enters again at the end, as when the two were separate passes.
-    fn update_index_set(&mut self, h: f64, swap_output_memories: bool) {
-        let osi = self.osi.mj();
-        let direct = match &self.osi {
-            Integrator::MoreauJeanDirectProjection(d) => Some(d),
-            _ => None,
-        };
+    /// interaction that leaves (by [`OneStepIntegrator::stays`]) and passes
+    /// [`OneStepIntegrator::enters`] enters again at the end.
+    fn update_index_set(&mut self, h: f64) {
+        if !self.members.iter().any(|m| m.rule == IndexSetRule::Activation) {
+            return;
+        }
+        let single = self.members.len() == 1;
         let bound = self.nsds.interaction_bound();
         let (stays, priority, entering) = (&mut self.slot_stays, &mut self.slot_priority, &mut self.entering);
         stays.clear();
@@ -979,25 +825,28 @@ impl TimeStepping {
         for slot in 0..bound {
             let Some(id) = self.nsds.interaction_at(slot) else { continue };
             let inter = self.nsds.interaction_mut(id);
-            if swap_output_memories {
-                inter.swap_output_memories();
+            let member = if single { &self.members[0] } else { &self.members[Self::owner_of(&self.owner, inter)] };
+            match member.rule {
+                IndexSetRule::Activation => {}
+                IndexSetRule::Managed => {
+                    stays[slot] = inter.active;
+                    continue;
+                }
+                _ => continue,
             }
+            let osi = &*member.osi;
+            inter.swap_output_memories();
             priority[slot] = inter.priority;
             let (y0, y1) = (inter.y[0][0], inter.y[1][0]);
             if inter.active {
-                let keep = is_bilateral(inter)
-                    || match direct {
-                        Some(d) => d.stays_active(y0, y1, h),
-                        None => osi.is_active(y0, y1, h),
-                    };
-                if keep {
+                if is_bilateral(inter) || osi.stays(y0, y1, h) {
                     stays[slot] = true;
                     continue;
                 }
                 inter.active = false;
                 inter.lambda[1].fill(0.0);
             }
-            if is_bilateral(inter) || osi.is_active(y0, y1, h) {
+            if is_bilateral(inter) || osi.enters(y0, y1, h) {
                 inter.active = true;
                 entering.push(id);
             } else {
@@ -1020,14 +869,7 @@ impl TimeStepping {
         self.nsds.active = active;
     }
 
-    /// `p[1] = Σ_{α active} H_αᵀ λ_α[1]` on every system (`p[1]` was zeroed by
-    /// [`MoreauJeanOsi::compute_free_state`]).
-    fn update_input(&mut self) {
-        self.osns.accumulate_inputs(&mut self.nsds);
-    }
-
-    /// Outputs of every interaction of second-order systems at `t`
-    /// ([`Nsds::update_lagrangian_outputs`]).
+    /// Outputs of every interaction of second-order systems at `t`.
     fn update_outputs(&mut self, t: f64) -> Result<(), KernelError> {
         self.nsds.update_lagrangian_outputs(t)?;
         self.outputs_stale = false;
@@ -1035,7 +877,111 @@ impl TimeStepping {
     }
 }
 
-/// Whether the interaction is a bilateral constraint (equality law), always in index set 1.
-fn is_bilateral(inter: &crate::model::Interaction) -> bool {
-    matches!(inter.law, crate::model::NonsmoothLaw::Equality { .. })
+/// Solves `problem` on its interactions with the contributions of its integrators (routed by
+/// system when it has several).
+fn solve_problem(
+    nsds: &mut Nsds,
+    members: &[Member],
+    owner: &[u32],
+    problem: &mut Problem,
+    t: f64,
+    constant_operators: bool,
+) -> Result<Option<SolverReport>, KernelError> {
+    let Problem { level, osns, members: own, ids } = problem;
+    if let [m] = own[..] {
+        return osns.compute(nsds, members[m].osi.contribution(), ids, t, constant_operators, *level);
+    }
+    let routed = Routed { members, owner };
+    let contribution = match members[own[0]].osi.contribution() {
+        Contribution::SecondOrder(_) => Contribution::SecondOrder(&routed),
+        Contribution::FirstOrder(_) => Contribution::FirstOrder(&routed),
+    };
+    osns.compute(nsds, contribution, ids, t, constant_operators, *level)
+}
+
+/// The contributions of several integrators to one problem, each system's from its own
+/// integrator (the per-problem values of first-order schemes, such as γ and the step of the
+/// blocks, from the integrator of the problem's first system).
+struct Routed<'a> {
+    members: &'a [Member],
+    owner: &'a [u32],
+}
+
+impl Routed<'_> {
+    fn of(&self, ds: DsId) -> Contribution<'_> {
+        self.members[self.owner[ds.index()] as usize].osi.contribution()
+    }
+
+    fn first_order(&self, ds: DsId) -> Option<&dyn FirstOrderContribution> {
+        match self.of(ds) {
+            Contribution::FirstOrder(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    fn any_first_order(&self) -> Option<&dyn FirstOrderContribution> {
+        self.members.iter().find_map(|m| match m.osi.contribution() {
+            Contribution::FirstOrder(c) => Some(c),
+            _ => None,
+        })
+    }
+}
+
+impl SecondOrderContribution for Routed<'_> {
+    fn free(&self, ds: DsId) -> &[f64] {
+        match self.of(ds) {
+            Contribution::SecondOrder(c) => c.free(ds),
+            _ => &[],
+        }
+    }
+
+    fn solve_w(&self, ds: DsId, x: &mut [f64]) {
+        if let Contribution::SecondOrder(c) = self.of(ds) {
+            c.solve_w(ds, x);
+        }
+    }
+
+    fn diagonal_w(&self, ds: DsId) -> Option<&[f64]> {
+        match self.of(ds) {
+            Contribution::SecondOrder(c) => c.diagonal_w(ds),
+            _ => None,
+        }
+    }
+}
+
+impl FirstOrderContribution for Routed<'_> {
+    fn partial_state(&self, ds: DsId) -> &[f64] {
+        self.first_order(ds).map_or(&[], |c| c.partial_state(ds))
+    }
+
+    fn solve_w(&self, ds: DsId, x: &mut [f64]) {
+        if let Some(c) = self.first_order(ds) {
+            c.solve_w(ds, x);
+        }
+    }
+
+    fn block_gamma(&self) -> Option<f64> {
+        self.any_first_order().and_then(|c| c.block_gamma())
+    }
+
+    fn full_theta_gamma(&self) -> bool {
+        self.any_first_order().is_some_and(|c| c.full_theta_gamma())
+    }
+
+    fn gamma_state(&self, ds: DsId, x_memory: &[f64], out: &mut [f64]) {
+        if let Some(c) = self.first_order(ds) {
+            c.gamma_state(ds, x_memory, out);
+        }
+    }
+
+    fn block_step(&self) -> f64 {
+        self.any_first_order().map_or(0.0, |c| c.block_step())
+    }
+
+    fn constant_operators(&self) -> bool {
+        self.members.iter().all(|m| match m.osi.contribution() {
+            Contribution::FirstOrder(c) => c.constant_operators(),
+            _ => true,
+        })
+    }
 }

@@ -4,6 +4,8 @@
 //! ball: shared model": `LagrangianLinearTids` with `q = (x, y, θ)`, `M = diag(m, m, ⅖ m R²)`,
 //! `F_ext = (−m g, 0, 0)`, `y = x`) and stacks of such balls.
 
+mod allocations;
+mod custom_integrator;
 mod errors;
 mod event_driven;
 mod first_order;

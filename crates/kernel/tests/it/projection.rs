@@ -7,8 +7,8 @@ use nonsmooth_kernel::KernelError;
 use nonsmooth_kernel::model::{LagrangianLinearTids, LagrangianLinearTir, LagrangianScleronomousR, NonsmoothLaw, Nsds};
 use nonsmooth_kernel::numerics::mlcp::{EnumOptions, MlcpMethod};
 use nonsmooth_kernel::simulation::{
-    CombinedProjectionOptions, DirectProjectionOptions, Integrator, MoreauJeanCombinedProjectionOsi,
-    MoreauJeanDirectProjectionOsi, MoreauJeanOptions, MoreauJeanOsi, OneStepNsProblem, SchatzmanPaoliOptions,
+    CombinedProjectionOptions, DirectProjectionOptions, MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi,
+    MoreauJeanOptions, MoreauJeanOsi, OneStepIntegrator, OneStepNsProblem, ProblemLevel, SchatzmanPaoliOptions,
     SchatzmanPaoliOsi, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
 };
 
@@ -21,16 +21,32 @@ enum Scheme {
     Combined,
 }
 
-fn integrator(scheme: Scheme) -> Result<Integrator, KernelError> {
+fn integrator(scheme: Scheme) -> Result<Box<dyn OneStepIntegrator>, KernelError> {
     let mj = MoreauJeanOptions::default();
     Ok(match scheme {
-        Scheme::MoreauJean => MoreauJeanOsi::new(mj)?.into(),
-        Scheme::Direct => {
-            MoreauJeanDirectProjectionOsi::new(mj, DirectProjectionOptions::default().with_bilateral_tolerance(1e-8))?
-                .into()
-        }
-        Scheme::Combined => MoreauJeanCombinedProjectionOsi::new(mj, CombinedProjectionOptions::default())?.into(),
+        Scheme::MoreauJean => Box::new(MoreauJeanOsi::new(mj)?),
+        Scheme::Direct => Box::new(MoreauJeanDirectProjectionOsi::new(
+            mj,
+            DirectProjectionOptions::default().with_bilateral_tolerance(1e-8),
+        )?),
+        Scheme::Combined => Box::new(MoreauJeanCombinedProjectionOsi::new(mj, CombinedProjectionOptions::default())?),
     })
+}
+
+/// A simulation of every system of `nsds` by `osi` (chosen at run time).
+fn simulate(
+    nsds: Nsds,
+    osi: Box<dyn OneStepIntegrator>,
+    osns: OneStepNsProblem,
+    grid: TimeDiscretisation,
+    options: TimeSteppingOptions,
+) -> Result<TimeStepping, KernelError> {
+    let systems: Vec<_> = nsds.ds_ids().collect();
+    TimeStepping::builder(nsds, grid)
+        .options(options)
+        .boxed_integrator(osi, systems)
+        .problem(ProblemLevel::Velocity, osns)
+        .build()
 }
 
 /// Smallest gap (or, for bilateral constraints, largest `|y|` as a negative number) over the
@@ -69,7 +85,7 @@ fn stack(scheme: Scheme, gaps: [f64; 3]) -> Result<TimeStepping, KernelError> {
     };
     nsds.link(between()?, law, &[b1, b2])?;
     nsds.link(between()?, law, &[b2, b3])?;
-    TimeStepping::new(
+    simulate(
         nsds,
         integrator(scheme)?,
         OneStepNsProblem::lcp_default()?,
@@ -134,7 +150,7 @@ fn pendulum(scheme: Scheme) -> Result<TimeStepping, KernelError> {
     )?;
     nsds.link(rod, NonsmoothLaw::Equality { size: 1 }, &[m])?;
     let enumeration = MlcpMethod::Enum(EnumOptions::default().with_tolerance(1e-12));
-    TimeStepping::new(
+    simulate(
         nsds,
         integrator(scheme)?,
         OneStepNsProblem::mlcp(enumeration)?,
@@ -179,7 +195,7 @@ fn bead_in_ring(scheme: Scheme) -> Result<TimeStepping, KernelError> {
         },
     )?;
     nsds.link(ring, NonsmoothLaw::newton_impact(0.0)?, &[m])?;
-    TimeStepping::new(
+    simulate(
         nsds,
         integrator(scheme)?,
         OneStepNsProblem::lcp_default()?,

@@ -28,7 +28,7 @@
 use nonsmooth_kernel::KernelError;
 use nonsmooth_kernel::model::{DsId, InteractionId, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth_kernel::simulation::{
-    MoreauJeanOsi, OneStepNsProblem, StepReport, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
+    MoreauJeanOsi, OneStepNsProblem, ProblemLevel, StepReport, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
 };
 
 use proptest::prelude::*;
@@ -112,7 +112,7 @@ fn simulate(
         let state = sim.nsds().ds(b)?.state();
         let step = BallStep {
             report,
-            lcp_size: sim.osns().last_size(),
+            lcp_size: sim.problem(ProblemLevel::Velocity).map_or(0, |p| p.last_size()),
             x_old,
             u_old,
             x: state.q()[0],

@@ -12,49 +12,40 @@
 
 use faer::Mat;
 
-use super::{OneStepNsProblem, Solver, solve_mlcp_equalities_first};
+use super::{OneStepNsProblem, Solver, solve_mlcp_equalities_first, zeroed_dense};
 use crate::KernelError;
 use crate::model::{FirstOrderRelationKind, InteractionId, NonsmoothLaw, Nsds, Relation};
-use crate::simulation::euler_moreau::EulerMoreauOsi;
+use crate::simulation::osi::FirstOrderContribution;
 use nonsmooth_numerics::SolverReport;
 use nonsmooth_numerics::lcp::LcpProblem;
 use nonsmooth_numerics::matrix::NumericsMatrix;
 use nonsmooth_numerics::relay::RelayProblem;
 
-/// The first-order interactions (index set 0), in slot order.
-pub(crate) fn first_order_interactions(nsds: &Nsds) -> Vec<InteractionId> {
-    (0..nsds.interaction_bound())
-        .filter_map(|i| nsds.interaction_at(i))
-        .filter(|&id| nsds.interaction_ref(id).is_first_order())
-        .collect()
-}
-
 impl OneStepNsProblem {
-    /// Assembles and solves the level-0 problem of the first-order interactions; `h_block` is
-    /// the step used in the matrix (`t₁ − t₀` when it is built once). Returns `None` without
-    /// interactions.
+    /// Assembles and solves the level-0 problem of the first-order interactions `ids` from
+    /// their integrator's contribution `osi` (the step of the blocks and whether the matrix is
+    /// constant are the contribution's). Returns `None` without interactions.
     pub(crate) fn compute_first_order(
         &mut self,
         nsds: &mut Nsds,
-        osi: &EulerMoreauOsi,
+        osi: &dyn FirstOrderContribution,
+        ids: &[InteractionId],
         t: f64,
-        h_block: f64,
-        constant_operators: bool,
     ) -> Result<Option<SolverReport>, KernelError> {
-        let ids = first_order_interactions(nsds);
+        let (h_block, constant_operators) = (osi.block_step(), osi.constant_operators());
         self.last_size = 0;
         if ids.is_empty() {
             return Ok(None);
         }
         self.positions.clear();
         let mut n = 0;
-        for &id in &ids {
+        for &id in ids {
             self.positions.push(n);
             n += nsds.interaction_ref(id).size;
         }
         self.last_size = n;
 
-        let gamma_for_relation = osi.options().gamma_for_relation;
+        let gamma_for_relation = osi.full_theta_gamma();
         // x_k of every system (the full θ-γ scheme needs them).
         let x_memories: Vec<Option<Vec<f64>>> = if gamma_for_relation {
             (0..nsds.ds_bound())
@@ -78,11 +69,11 @@ impl OneStepNsProblem {
             // θ-γ scheme, γ x_free + (1−γ) x_k).
             let mut off = 0;
             for &d in &inter.ds {
-                let xp = osi.x_partial(d);
+                let xp = osi.partial_state(d);
                 let len = xp.len();
                 if gamma_for_relation {
-                    let x_memory = x_memories[d.index()].as_deref().expect("a first-order system");
-                    osi.x_gamma(d, x_memory, &mut work.x_work[off..off + len]);
+                    let x_memory = x_memories[d.index()].as_deref().unwrap_or(&[]);
+                    osi.gamma_state(d, x_memory, &mut work.x_work[off..off + len]);
                 } else {
                     work.x_work[off..off + len].copy_from_slice(xp);
                 }
@@ -117,31 +108,25 @@ impl OneStepNsProblem {
         }
 
         // The matrix, reused while the operators and the interactions are unchanged.
-        let reuse = constant_operators
-            && self.cache.is_some()
-            && self.cache_topology == nsds.topology_version
-            && self.cache_active == ids;
-        let matrix = match (&self.cache, reuse) {
-            (Some(m), true) => m.clone(),
-            _ => {
-                let m = NumericsMatrix::Dense(self.first_order_matrix(nsds, osi, &ids, n, h_block));
-                self.remember_matrix(&m, &ids, nsds.topology_version, constant_operators);
-                m
-            }
+        let reuse = self.reusable(constant_operators, nsds.topology_version, ids);
+        let matrix = match self.matrix.take() {
+            Some(m) if reuse => m,
+            spare => NumericsMatrix::Dense(self.first_order_matrix(nsds, osi, ids, n, h_block, spare)),
         };
-        self.start_from(nsds, &ids, 0, n);
+        self.start_from(nsds, ids, 0, n);
 
         let q = std::mem::take(&mut self.q);
-        let report = match &mut self.solver {
+        let (report, matrix) = match &mut self.solver {
             Solver::Lcp(solver) => {
                 let problem = LcpProblem::new(matrix, q)?;
                 let report = solver.solve(&problem, &mut self.z, &mut self.w)?;
-                self.q = problem.into_parts().1;
-                report
+                let (matrix, q) = problem.into_parts();
+                self.q = q;
+                (report, matrix)
             }
             Solver::Relay(solver) => {
                 let (mut lb, mut ub) = (Vec::with_capacity(n), Vec::with_capacity(n));
-                for &id in &ids {
+                for &id in ids {
                     let inter = nsds.interaction_ref(id);
                     let NonsmoothLaw::Relay { lower, upper, .. } = inter.law else {
                         return Err(KernelError::InvalidModel("a relay problem holds relay laws only".into()));
@@ -151,13 +136,14 @@ impl OneStepNsProblem {
                 }
                 let problem = RelayProblem::new(matrix, q, lb, ub)?;
                 let report = solver.solve(&problem, &mut self.z, &mut self.w)?;
-                self.q = problem.into_parts().1;
-                report
+                let (matrix, q, ..) = problem.into_parts();
+                self.q = q;
+                (report, matrix)
             }
             Solver::Mlcp(solver) => {
                 // Equality rows first: a permutation of rows and columns.
                 let mut equality = Vec::with_capacity(n);
-                for &id in &ids {
+                for &id in ids {
                     let inter = nsds.interaction_ref(id);
                     let eq = match inter.law {
                         NonsmoothLaw::Equality { size } => size,
@@ -166,14 +152,17 @@ impl OneStepNsProblem {
                     };
                     equality.extend((0..inter.size).map(|i| i < eq));
                 }
-                let dense = match &matrix {
-                    NumericsMatrix::Dense(m) => m,
-                    _ => unreachable!("first-order problems are assembled dense"),
+                let report = match &matrix {
+                    NumericsMatrix::Dense(dense) => {
+                        solve_mlcp_equalities_first(&mut **solver, dense, &q, &equality, &mut self.z, &mut self.w)?
+                    }
+                    other => {
+                        let dense = other.to_dense();
+                        solve_mlcp_equalities_first(&mut **solver, &dense, &q, &equality, &mut self.z, &mut self.w)?
+                    }
                 };
-                let report =
-                    solve_mlcp_equalities_first(&mut **solver, dense, &q, &equality, &mut self.z, &mut self.w)?;
                 self.q = q;
-                report
+                (report, matrix)
             }
             Solver::Fc2d(_) | Solver::Fc3d(_) | Solver::Fc3dFactored(..) => {
                 return Err(KernelError::InvalidModel(
@@ -181,6 +170,7 @@ impl OneStepNsProblem {
                 ));
             }
         };
+        self.keep_matrix(matrix, ids, nsds.topology_version, constant_operators);
         for (k, &id) in ids.iter().enumerate() {
             let pos = self.positions[k];
             let inter = nsds.interaction_mut(id);
@@ -194,13 +184,14 @@ impl OneStepNsProblem {
     fn first_order_matrix(
         &self,
         nsds: &Nsds,
-        osi: &EulerMoreauOsi,
+        osi: &dyn FirstOrderContribution,
         ids: &[InteractionId],
         n: usize,
         h: f64,
+        spare: Option<NumericsMatrix>,
     ) -> Mat<f64> {
         // Siconos scales B by γ with `_useGamma` or `_useGammaForRelation`.
-        let gamma = osi.options().gamma;
+        let gamma = osi.block_gamma();
         // W_j⁻¹ (γ B_α^j), one column per component of λ_α, per interaction and system.
         let right: Vec<Vec<Vec<f64>>> = ids
             .iter()
@@ -212,7 +203,7 @@ impl OneStepNsProblem {
                     .ds
                     .iter()
                     .map(|&d| {
-                        let nj = osi.x_free(d).len();
+                        let nj = osi.partial_state(d).len();
                         let mut x = vec![0.0; nj * inter.size];
                         for l in 0..inter.size {
                             let col = &mut x[l * nj..(l + 1) * nj];
@@ -235,14 +226,14 @@ impl OneStepNsProblem {
         for (k, &id) in ids.iter().enumerate() {
             position[id.index()] = k;
         }
-        let mut m = Mat::<f64>::zeros(n, n);
+        let mut m = zeroed_dense(spare, n);
         // (h C_α^j)(right_β^j) added into block (α, β).
         let add_block = |m: &mut Mat<f64>, ka: usize, kb: usize, ja: usize, jb: usize| {
             let (a, b) = (ids[ka], ids[kb]);
             let ia = nsds.interaction_ref(a);
             let ib = nsds.interaction_ref(b);
             let wa = ia.first_order.as_ref().expect("a first-order interaction");
-            let off_a: usize = ia.ds[..ja].iter().map(|&d| osi.x_free(d).len()).sum();
+            let off_a: usize = ia.ds[..ja].iter().map(|&d| osi.partial_state(d).len()).sum();
             let x = &right[kb][jb];
             let nj = x.len() / ib.size;
             for i in 0..ia.size {
