@@ -2,7 +2,7 @@
 //!
 //! Modelling (dynamical systems, relations, nonsmooth laws, interactions, topology) and
 //! simulation (one-step integrators, one-step nonsmooth problems, time-stepping) of nonsmooth
-//! dynamical systems, in Siconos' vocabulary (seed `004_92d6a38d23055e78.txt`).
+//! dynamical systems, in Siconos' vocabulary (Siconos documentation, "Simulation component").
 //!
 //! A bouncing ball (Siconos' `BouncingBallTS`):
 //!

@@ -1,6 +1,6 @@
 //! Second-order dynamical systems `q̇ = T(q) v`, `M(q) v̇ = F(t, q, v) + p`, with
-//! `F = F_ext(t) − F_int(t, q, v) − F_gyr(q, v)` (seed `000_b50ea4bc6edb00b3.txt` lines
-//! 1996-2048 and the digest's D3-D4 with its sign fix: the total force is on the right-hand side).
+//! `F = F_ext(t) − F_int(t, q, v) − F_gyr(q, v)`, the total force on the right-hand side (Siconos
+//! developer documentation, section "Lagrangian dynamical systems").
 
 use faer::Mat;
 
@@ -130,7 +130,8 @@ pub struct LinearTidsParts<'a> {
 }
 
 /// A second-order dynamical system `q̇ = T(q) v`, `M(q) v̇ = F(t, q, v) + p`
-/// (seed `000_b50ea4bc6edb00b3.txt` lines 578-676 and 1996-2048).
+/// (Siconos developer documentation, sections "class LagrangianDS" and "Lagrangian dynamical
+/// systems").
 ///
 /// The kernel implements it for [`LagrangianDs`] and [`LagrangianLinearTids`]; the mechanics
 /// crate implements it for Newton–Euler bodies, whose positions (`R⁷`: centre and unit
@@ -202,7 +203,8 @@ pub trait SecondOrderDs: Send {
     /// [`KernelError::NonFiniteCallback`] when a user function returns NaN or infinity.
     fn external_force(&mut self, t: f64, out: &mut [f64]) -> Result<bool, KernelError>;
 
-    /// The θ-method position update `q = q_k + h (θ v + (1 − θ) v_k)` (seed lines 2243-2250),
+    /// The θ-method position update `q = q_k + h (θ v + (1 − θ) v_k)` (Siconos developer
+    /// documentation, section "Moreau–Jean event-capturing scheme"),
     /// written into `q`. Systems with `T(q) ≠ I` (Newton–Euler) override it with their
     /// Lie-group update.
     fn update_position(&self, h: f64, theta: f64, q_memory: &[f64], v_memory: &[f64], v: &[f64], q: &mut [f64]) {
@@ -281,8 +283,9 @@ fn check_square(what: &'static str, m: &Mat<f64>, n: usize) -> Result<(), Kernel
 }
 
 /// Lagrangian linear time-invariant system `M v̇ + C v + K q = F_ext(t) + p`, `q̇ = v`
-/// (Siconos' `LagrangianLinearTIDS`; seed `000_b50ea4bc6edb00b3.txt` eq:11-a line 2164,
-/// digest D4). `M` is symmetric positive definite, `C` and `K` constant.
+/// (Siconos' `LagrangianLinearTIDS`; Siconos developer documentation, section "The Linear
+/// Time-invariant NonSmooth Lagrangian Dynamics"). `M` is symmetric positive definite, `C` and `K`
+/// constant.
 #[doc(alias = "LagrangianLinearTIDS")]
 pub struct LagrangianLinearTids {
     state: SecondOrderState,
@@ -440,8 +443,8 @@ struct ForceTerm {
 }
 
 /// Nonlinear Lagrangian system `M(q) v̇ + F_gyr(q, v) + F_int(t, q, v) = F_ext(t) + p`,
-/// `q̇ = v` (Siconos' `LagrangianDS`; seed `000_b50ea4bc6edb00b3.txt` lines 1996-2048,
-/// digest D3). Every force given as a function comes with its Jacobians, which Moreau–Jean's
+/// `q̇ = v` (Siconos' `LagrangianDS`; Siconos developer documentation, section "Lagrangian
+/// dynamical systems"). Every force given as a function comes with its Jacobians, which Moreau–Jean's
 /// Newton loop uses in `W = M − hθ ∂F/∂v − h²θ² ∂F/∂q`.
 #[doc(alias = "LagrangianDS")]
 pub struct LagrangianDs {

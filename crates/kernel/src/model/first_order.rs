@@ -1,6 +1,6 @@
 //! First-order dynamical systems `M ẋ = f(x, t) + r` and their relations
-//! `y = h(x, λ, t)`, `r = g(x, λ, t)` (seed `000_b50ea4bc6edb00b3.txt` lines 1382-1456 and
-//! 1577-1697, digest D1-D2 and R1-R4).
+//! `y = h(x, λ, t)`, `r = g(x, λ, t)` (Siconos developer documentation, section "Newton's
+//! linearization for First Order Systems").
 
 use faer::Mat;
 
@@ -50,7 +50,8 @@ impl FirstOrderState {
     }
 }
 
-/// A first-order dynamical system `M ẋ = f(x, t) + r` (seed lines 1382-1456).
+/// A first-order dynamical system `M ẋ = f(x, t) + r` (Siconos developer documentation, section
+/// "Various first order dynamical systems with input/output relations").
 pub trait FirstOrderDs: Send {
     /// Size `n` of `x`.
     fn size(&self) -> usize;
@@ -129,7 +130,7 @@ enum VectorSource {
     Function(TimeVectorFn),
 }
 
-/// Linear system `M ẋ = A(t) x + b(t) + r` (Siconos' `FirstOrderLinearDS`; digest D2).
+/// Linear system `M ẋ = A(t) x + b(t) + r` (Siconos' `FirstOrderLinearDS`).
 #[doc(alias = "FirstOrderLinearDS")]
 pub struct FirstOrderLinearDs {
     state: FirstOrderState,
@@ -375,7 +376,7 @@ pub type StateTimeFn = Box<dyn FnMut(f64, &[f64], &mut [f64]) + Send>;
 pub type StateTimeMatrixFn = Box<dyn FnMut(f64, &[f64], &mut Mat<f64>) + Send>;
 
 /// Nonlinear system `M ẋ = f(x, t) + r` with user `f` and `∂f/∂x` (Siconos'
-/// `FirstOrderNonLinearDS`; digest D1).
+/// `FirstOrderNonLinearDS`).
 #[doc(alias = "FirstOrderNonLinearDS")]
 pub struct FirstOrderNonLinearDs {
     state: FirstOrderState,

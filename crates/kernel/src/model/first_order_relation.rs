@@ -1,6 +1,6 @@
 //! Relations of first-order systems: `y = h(x, λ, t)` and the input `r = g(x, λ, t)` with
-//! their Jacobians `C = ∂h/∂x`, `D = ∂h/∂λ`, `K = ∂g/∂x`, `B = ∂g/∂λ` (seed
-//! `000_b50ea4bc6edb00b3.txt` lines 1385-1456 and 1577-1697, digest R1-R4).
+//! their Jacobians `C = ∂h/∂x`, `D = ∂h/∂λ`, `K = ∂g/∂x`, `B = ∂g/∂λ` (Siconos
+//! developer documentation, section "Newton's linearization for First Order Systems").
 //!
 //! A relation sees the concatenated states `x = [x₁; x₂]` of the systems its interaction links
 //! (in link order); `C` has `Σ n` columns and `B`, `K` have `Σ n` rows.
@@ -26,7 +26,8 @@ pub enum FirstOrderRelationKind {
     NonLinear,
 }
 
-/// A relation of first-order systems (seed lines 1385-1456).
+/// A relation of first-order systems (Siconos developer documentation, section "Various first
+/// order dynamical systems with input/output relations").
 pub trait FirstOrderRelation: Send {
     /// Size `m` of `y` and `λ`.
     fn size(&self) -> usize;
@@ -84,7 +85,8 @@ pub trait FirstOrderRelation: Send {
 }
 
 /// `y = C x + D λ + e`, `r = B λ` with constant matrices (Siconos' `FirstOrderLinearTIR`;
-/// seed eq:toto1-DS3 line 1454, digest R4). The term `F z` of Siconos is not modelled.
+/// Siconos developer documentation, section "Various first order dynamical systems with
+/// input/output relations"). The term `F z` of Siconos is not modelled.
 #[doc(alias = "FirstOrderLinearTIR")]
 #[derive(Clone, Debug)]
 pub struct FirstOrderLinearTir {
@@ -467,7 +469,7 @@ fn check_size(size: usize) -> Result<(), KernelError> {
     }
 }
 
-/// `y = h(x, t)`, `r = g(λ, t)` (Siconos' `FirstOrderType1R`; digest R2).
+/// `y = h(x, t)`, `r = g(λ, t)` (Siconos' `FirstOrderType1R`).
 pub struct FirstOrderType1R(UserRelation);
 
 impl FirstOrderType1R {
@@ -495,8 +497,9 @@ impl FirstOrderType1R {
 
 user_relation_impl!(FirstOrderType1R, FirstOrderRelationKind::Type1);
 
-/// `y = h(x, λ, t)`, `r = g(λ, t)` (Siconos' `FirstOrderType2R`; seed lines 1577-1636,
-/// digest R3 and E4).
+/// `y = h(x, λ, t)`, `r = g(λ, t)` (Siconos' `FirstOrderType2R`; Siconos developer
+/// documentation, section "The special case of Newton's linearization of (eq:toto1) with
+/// FirstOrderType2R").
 pub struct FirstOrderType2R(UserRelation);
 
 impl FirstOrderType2R {
@@ -524,7 +527,7 @@ impl FirstOrderType2R {
 
 user_relation_impl!(FirstOrderType2R, FirstOrderRelationKind::Type2);
 
-/// `y = h(x, λ, t)`, `r = g(x, λ, t)` (Siconos' `FirstOrderNonLinearR`; digest R1).
+/// `y = h(x, λ, t)`, `r = g(x, λ, t)` (Siconos' `FirstOrderNonLinearR`).
 pub struct FirstOrderNonLinearR(UserRelation);
 
 impl FirstOrderNonLinearR {

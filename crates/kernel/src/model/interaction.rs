@@ -1,13 +1,13 @@
 //! Interactions: a relation and a nonsmooth law linking one or two dynamical systems, with
-//! the output `y[i]` and multiplier `λ[i]` of each level `i` (seed `000_b50ea4bc6edb00b3.txt`
-//! lines 1009-1357, digest S2).
+//! the output `y[i]` and multiplier `λ[i]` of each level `i` (Siconos developer documentation,
+//! section "Computation of the number of Index Set and various levels").
 
 use faer::Mat;
 use petgraph::stable_graph::EdgeIndex;
 
 use super::first_order_relation::FirstOrderRelation;
+use super::ids::DsId;
 use super::law::NonsmoothLaw;
-use super::nsds::DsId;
 use super::relation::LagrangianRelation;
 use crate::linalg::copy_small;
 
@@ -19,8 +19,8 @@ pub enum Relation {
     FirstOrder(Box<dyn FirstOrderRelation>),
 }
 
-/// The first-order linearization workspace of an interaction (Euler–Moreau, digest E3):
-/// Jacobians at the iterate and the values of `h` and `g` there.
+/// The first-order linearization workspace of an interaction (the Newton linearization of
+/// Euler–Moreau): Jacobians at the iterate and the values of `h` and `g` there.
 #[derive(Debug)]
 pub(crate) struct FirstOrderWork {
     /// `C = ∂h/∂x`, `m × Σn`.

@@ -1,5 +1,6 @@
 //! Nonsmooth laws: the set-valued relation between an interaction's output `y` and its
-//! multiplier `λ` (seed `004_92d6a38d23055e78.txt`, "Non Smooth Laws"; digest MJ5-MJ6).
+//! multiplier `λ` (Siconos' `NonSmoothLaw` classes; Siconos documentation, "Simulation component",
+//! "Time discretization of the non-smooth law").
 
 use crate::KernelError;
 

@@ -5,6 +5,7 @@ mod checks;
 pub mod ds;
 pub mod first_order;
 pub mod first_order_relation;
+mod ids;
 pub mod interaction;
 pub mod law;
 pub mod nsds;

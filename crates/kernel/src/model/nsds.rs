@@ -1,6 +1,7 @@
 //! The nonsmooth dynamical system: dynamical systems and interactions in two petgraph graphs,
-//! and the index sets (Siconos' `NonSmoothDynamicalSystem` and `Topology`; seed
-//! `004_92d6a38d23055e78.txt`, "Topology", and seed `000_b50ea4bc6edb00b3.txt` lines 178-252).
+//! and the index sets (Siconos' `NonSmoothDynamicalSystem` and `Topology`; Siconos documentation,
+//! "Simulation component", section "Unitary Relations and Index Sets", and Siconos developer
+//! documentation, section "OneStepNSProblem formalisation for several interactions").
 //!
 //! - The DS graph has one node per dynamical system and one edge per interaction (a loop for
 //!   an interaction on one system).
@@ -16,44 +17,19 @@ use std::any::Any;
 
 use faer::Mat;
 use petgraph::stable_graph::{NodeIndex, StableUnGraph};
-use petgraph::visit::EdgeRef;
 
 use super::ds::SecondOrderDs;
 use super::first_order::FirstOrderDs;
 use super::first_order_relation::FirstOrderRelation;
+pub use super::ids::{DsId, InteractionId};
 use super::interaction::{FirstOrderWork, Interaction, LEVELS, Linked, Relation};
 use super::law::NonsmoothLaw;
 use super::relation::LagrangianRelation;
 use crate::KernelError;
 use crate::linalg::copy_small;
 
-/// Handle of a dynamical system (a node of the DS graph). It names its model too: a handle of
-/// another [`Nsds`] is refused with [`KernelError::UnknownDs`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DsId(pub(crate) NodeIndex, pub(crate) u32);
-
-impl DsId {
-    /// The index of the node (dense: below the number of systems ever added).
-    pub fn index(self) -> usize {
-        self.0.index()
-    }
-}
-
-/// Handle of an interaction (a node of the interaction graph). It names its model and the
-/// generation of its slot: once the interaction is removed, the handle stays unknown even when a
-/// later interaction reuses the slot.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct InteractionId(pub(crate) NodeIndex, pub(crate) u32, pub(crate) u32);
-
 /// Source of model identities for handles.
 static NEXT_MODEL: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-
-impl InteractionId {
-    /// The index of the node (dense: below the number of interactions ever linked).
-    pub fn index(self) -> usize {
-        self.0.index()
-    }
-}
 
 /// A dynamical system of the model: second order (Lagrangian, Newton–Euler) or first order.
 pub enum DynamicalSystem {
@@ -564,36 +540,6 @@ impl Nsds {
         &self.interaction_graph[id.0]
     }
 
-    /// The neighbours of `id` in the interaction graph with the shared system.
-    pub(crate) fn linked_interactions(&self, id: InteractionId) -> impl Iterator<Item = (InteractionId, DsId)> + '_ {
-        self.interaction_graph.edges(id.0).map(move |e| {
-            let other = if e.source() == id.0 { e.target() } else { e.source() };
-            (InteractionId(other, self.model, self.generations[other.index()]), *e.weight())
-        })
-    }
-
-    /// The off-diagonal blocks of interaction `id` in a problem whose interactions have the
-    /// positions `slot_position` (by slot; `usize::MAX` when not in the problem): for each
-    /// linked interaction `b` in the problem and each shared system, `(position of b, b, index
-    /// of the system in id's systems, its index in b's systems)`.
-    pub(crate) fn coupled_blocks<'a>(
-        &'a self,
-        id: InteractionId,
-        slot_position: &'a [usize],
-    ) -> impl Iterator<Item = (usize, InteractionId, usize, usize)> + 'a {
-        let ia = self.interaction_ref(id);
-        self.linked_interactions(id).filter_map(move |(b, d)| {
-            let kb = slot_position[b.index()];
-            if kb == usize::MAX {
-                return None;
-            }
-            let ib = self.interaction_ref(b);
-            let ja = ia.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
-            let jb = ib.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
-            Some((kb, b, ja, jb))
-        })
-    }
-
     /// Gathers the linked systems' positions and velocities into the interaction's workspaces.
     fn gather(&mut self, id: InteractionId) {
         let inter = &mut self.interaction_graph[id.0];
@@ -1013,7 +959,7 @@ impl Nsds {
     }
 
     /// `r = Σ_α g_α` on every first-order system: `B λ` for linear relations, the linearized
-    /// `g(x^α, λ^α) + B(λ − λ^α)` otherwise (digest E3, line 3).
+    /// `g(x^α, λ^α) + B(λ − λ^α)` otherwise (the Newton linearization of Euler–Moreau).
     pub(crate) fn accumulate_first_order_inputs(&mut self, ids: &[InteractionId]) {
         for node in self.ds_graph.node_weights_mut() {
             if let DynamicalSystem::FirstOrder(d) = node {

@@ -1,6 +1,7 @@
 //! Relations of Lagrangian systems: the output `y = h(q, t)` (the gap), its Jacobian
 //! `H = ∂h/∂q` (so `ẏ = H v + ∂h/∂t`) and the input `p = Hᵀ λ`
-//! (seed `000_b50ea4bc6edb00b3.txt` lines 2050-2110, digest R5-R7).
+//! (Siconos developer documentation, section "Various second order dynamical systems with
+//! input/output relations").
 //!
 //! A relation sees the concatenated positions `q = [q₁; q₂]` and velocities of the one or two
 //! systems its interaction links, in the order they were linked; its Jacobian has one column
@@ -14,7 +15,8 @@ use crate::KernelError;
 use crate::error::{check_finite, check_len};
 
 /// A relation between the state of one or two second-order systems and an interaction's
-/// output (seed `000_b50ea4bc6edb00b3.txt` lines 2050-2110).
+/// output (Siconos developer documentation, section "Various second order dynamical systems with
+/// input/output relations").
 ///
 /// A relation is [`std::any::Any`], so a model that updates its own relations between steps
 /// gets them back with their type through
@@ -86,7 +88,8 @@ pub trait LagrangianRelation: std::any::Any + Send {
     /// Writes the explicit-time part of the output acceleration of a rheonomous relation,
     /// `∂²h/∂t²(q, t) + 2 ∂G/∂t(q, t) · v` (so that
     /// `ÿ = G v̇ + (∂G/∂q · v) v + ∂²h/∂t² + 2 ∂G/∂t · v`, the derivative of
-    /// `ẏ = G(q, t) v + ∂h/∂t(q, t)`; seed `000_b50ea4bc6edb00b3.txt` lines 2073-2084), into
+    /// `ẏ = G(q, t) v + ∂h/∂t(q, t)`; Siconos developer documentation, section "Lagrangian
+    /// Rheonomous relations"), into
     /// `out` and returns `true`, or returns `false` when it is not available (it is zero for
     /// relations without explicit time dependence). The event-driven scheme adds it to its
     /// acceleration-level problem.
@@ -105,7 +108,7 @@ pub trait LagrangianRelation: std::any::Any + Send {
 }
 
 /// Linear time-invariant relation `y = H q + b`, `p = Hᵀ λ` (Siconos' `LagrangianLinearTIR`;
-/// seed eq:FullyLinear lines 2100-2110, digest R7).
+/// Siconos developer documentation, section "Fully Linear case").
 #[doc(alias = "LagrangianLinearTIR")]
 #[derive(Clone, Debug)]
 pub struct LagrangianLinearTir {
@@ -203,8 +206,8 @@ pub type PositionTimeFn = Box<dyn FnMut(&[f64], f64, &mut [f64]) + Send>;
 pub type PositionTimeMatrixFn = Box<dyn FnMut(&[f64], f64, &mut Mat<f64>) + Send>;
 
 /// Scleronomous relation `y = h(q)`, `ẏ = G(q) v`, `p = G(q)ᵀ λ` with `G = ∂h/∂q`
-/// (Siconos' `LagrangianScleronomousR`; seed eq:ScleronomousNonLinear lines 2086-2098,
-/// digest R5). The optional `dG/dt · v` serves acceleration-level problems.
+/// (Siconos' `LagrangianScleronomousR`; Siconos developer documentation, section "Lagrangian
+/// Scleronomous relations"). The optional `dG/dt · v` serves acceleration-level problems.
 pub struct LagrangianScleronomousR {
     size: usize,
     h: PositionFn,
@@ -279,7 +282,8 @@ impl LagrangianRelation for LagrangianScleronomousR {
 type PositionVelocityTimeFn = Box<dyn FnMut(&[f64], &[f64], f64, &mut [f64]) + Send>;
 
 /// Rheonomous relation `y = h(q, t)`, `ẏ = G(q, t) v + ∂h/∂t(q, t)`, `p = G(q, t)ᵀ λ`
-/// (Siconos' `LagrangianRheonomousR`; seed eq:RheonomousNonLinear lines 2073-2084, digest R6).
+/// (Siconos' `LagrangianRheonomousR`; Siconos developer documentation, section "Lagrangian
+/// Rheonomous relations").
 /// Moreau–Jean adds `∂h/∂t` at `t_{k+1}` to the one-step problem's vector.
 pub struct LagrangianRheonomousR {
     size: usize,

@@ -1,12 +1,13 @@
 //! The Euler–Moreau θ-γ one-step integrator for first-order systems (Siconos'
-//! `EulerMoreauOSI`; seed `000_b50ea4bc6edb00b3.txt` lines 1358-1697, digest E1-E7 with its
-//! reconstructed equations):
+//! `EulerMoreauOSI`; Siconos developer documentation, section "Newton's linearization for First
+//! Order Systems"; V. Acary and B. Brogliato, *Numerical Methods for Nonsmooth Dynamical
+//! Systems*, Springer 2008):
 //!
 //! `M x_{k+1} = M x_k + hθ f(x_{k+1}, t_{k+1}) + h(1−θ) f(x_k, t_k) + hγ r_{k+1} + h(1−γ) r_k`,
 //! `y_{k+1} = h(x_{k+1}, λ_{k+1}, t_{k+1})`, `r_{k+1} = g(x_{k+1}, λ_{k+1}, t_{k+1})`, and the
 //! nonsmooth law between `y_{k+1}` and `λ_{k+1}` (level 0).
 //!
-//! Newton linearization at the iterate `(x^α, λ^α)` (digest E3):
+//! Newton linearization at the iterate `(x^α, λ^α)`:
 //! - `W = M − hθ A − hγ K` with `A = ∂f/∂x`, `K = ∂g/∂x`;
 //! - `R_free = M(x^α − x_k) − hθ f(x^α, t_{k+1}) − h(1−θ) f(x_k, t_k)`;
 //! - `x_free = x^α − W⁻¹(R_free − h(1−γ) r_k)`;
@@ -14,8 +15,7 @@
 //! - one-step problem `y = (D + hγ C W⁻¹ B) λ + y_p`, `y_p = h(x^α, λ^α) + C(x_p − x^α) − D λ^α`;
 //! - `x^{α+1} = x_p + hγ W⁻¹ B λ^{α+1}`, `r^{α+1} = g(x^α, λ^α) + B(λ^{α+1} − λ^α)`.
 //!
-//! Linear systems and relations take one pass, in Siconos 4.4's order of operations (found by
-//! running Siconos 4.4 and reproducing its DiodeBridge and relay runs bit for bit).
+//! Linear systems and relations take one pass, in Siconos 4.4's order of operations.
 //!
 //! Without an explicit γ (`gamma: None`, Siconos' `_useGamma = false`), γ = 1 and the r_k term is
 //! absent.
@@ -40,10 +40,11 @@ pub struct EulerMoreauOptions {
     /// γ on the input `r`, in `[0, 1]`; `None` is Siconos' default, γ = 1 without the `(1−γ) r_k`
     /// term (default: `None`).
     pub gamma: Option<f64>,
-    /// The full θ-γ scheme (seed eq:toto1-ter, lines 1497-1518, digest E2 and E8): the relation is
-    /// evaluated at `x_{k+γ} = γ x_{k+1} + (1−γ) x_k` and the input enters as `h r_{k+γ}`, i.e.
-    /// `q = C(γ x_free + (1−γ) x_k) + e` and the block `D + hγ C W⁻¹ B` (Siconos'
-    /// `_useGammaForRelation`; it needs linear systems and relations, and a γ) (default: `false`).
+    /// The full θ-γ scheme (Siconos developer documentation, section "Full θ-γ scheme"): the
+    /// relation is evaluated at `x_{k+γ} = γ x_{k+1} + (1−γ) x_k` and the input enters as
+    /// `h r_{k+γ}`, i.e. `q = C(γ x_free + (1−γ) x_k) + e` and the block `D + hγ C W⁻¹ B`
+    /// (Siconos' `_useGammaForRelation`; it needs linear systems and relations, and a γ)
+    /// (default: `false`).
     pub gamma_for_relation: bool,
 }
 
@@ -424,7 +425,7 @@ impl EulerMoreauOsi {
 
     /// `x = W⁻¹((γ) h r) + x_free` on every system, `r` being the input accumulated in the
     /// state (Siconos' order: `x = h r; x = W⁻¹x; x += x_free`). With the linearized input
-    /// `r = g(x^α, λ^α) + B(λ − λ^α)` this is `x_p + hγ W⁻¹ B λ` (digest E3).
+    /// `r = g(x^α, λ^α) + B(λ − λ^α)` this is `x_p + hγ W⁻¹ B λ`.
     pub(crate) fn update_state(&mut self, nsds: &mut Nsds, h: f64) {
         let coefficient = if self.use_gamma() { self.gamma() * h } else { h };
         for i in 0..self.work.len() {

@@ -1,6 +1,7 @@
 //! Event-driven simulation of Lagrangian systems with unilateral contacts and Newton impacts
-//! (Siconos' `EventDriven` with `LsodarOSI`; seed `001_d57a2f7e42b13996.txt`, "Event Driven
-//! algorithm for Lagrangian systems", and seed `004_92d6a38d23055e78.txt`, "Events").
+//! (Siconos' `EventDriven` with `LsodarOSI`; Siconos documentation, "Event-Driven schemes",
+//! "Event Driven algorithm for Lagrangian systems" and "Events"; Acary and Brogliato 2008,
+//! chapter 7).
 //!
 //! Between events the smooth dynamics `M(q) q̈ = F(t, q, q̇) + Gᵀ λ[2]` is integrated, `λ[2]`
 //! coming from the LCP at acceleration level on the persistent contacts `I_2`, until the first
@@ -32,6 +33,7 @@ use nonsmooth_numerics::matrix::NumericsMatrix;
 
 use super::events::{EventKind, EventsManager};
 use super::ode::{LsodarIntegrator, OdeIntegrator, OdeOptions, OdeStop};
+use super::osns::{BlockAssembly, MatrixStorage};
 use super::time_stepping::TimeDiscretisation;
 use crate::KernelError;
 use crate::linalg::DenseLu;
@@ -204,6 +206,8 @@ struct Smooth {
     i2: Vec<bool>,
     tolerance: f64,
     lcp: Box<dyn LcpSolver + Send>,
+    /// The blocks `G_α^j M_j⁻¹ (G_β^j)ᵀ` of the impact and acceleration problems.
+    assembly: BlockAssembly,
 }
 
 /// Event-driven simulation (Siconos' `EventDriven`): `advance_to_event`, then
@@ -288,6 +292,7 @@ impl EventDriven {
             i2: vec![false; bound],
             tolerance: options.tolerance,
             lcp: options.lcp.build()?,
+            assembly: BlockAssembly::default(),
         };
         smooth.update_index_sets(t0)?;
         let mut events = EventsManager::new(grid);
@@ -509,40 +514,26 @@ impl Smooth {
     /// The LCP on `ids` with `W = G M⁻¹ Gᵀ` and the given `q`; stores `z` in `λ[level]` and
     /// accumulates `p[level] = Gᵀ λ[level]`.
     fn solve_lcp(&mut self, ids: &[InteractionId], q: Vec<f64>, level: usize, t: f64) -> Result<(), KernelError> {
-        let sizes: Vec<usize> = ids.iter().map(|&id| self.nsds.interaction_ref(id).size).collect();
-        let n: usize = sizes.iter().sum();
-        let mut positions = Vec::with_capacity(ids.len());
-        let mut acc = 0;
-        for s in &sizes {
-            positions.push(acc);
-            acc += s;
+        // W = Σ_j G_α^j M_j⁻¹ (G_β^j)ᵀ over shared systems, dense.
+        let mut assembly = std::mem::take(&mut self.assembly);
+        assembly.clear();
+        for &id in ids {
+            let inter = self.nsds.interaction_ref(id);
+            assembly.push(inter, inter.size);
         }
-        // W⁻¹-weighted blocks: G_α^j M_j⁻¹ (G_β^j)ᵀ summed over shared systems.
-        let mut w = Mat::<f64>::zeros(n, n);
-        for (ka, &a) in ids.iter().enumerate() {
-            let ia = self.nsds.interaction_ref(a);
-            for (ja, &d) in ia.ds.iter().enumerate() {
-                let k = self.system_index(d);
-                let nj = self.systems[k].1.n;
-                let off_a = ia.offsets[ja];
-                for (kb, &b) in ids.iter().enumerate() {
-                    let ib = self.nsds.interaction_ref(b);
-                    let Some(jb) = ib.ds.iter().position(|&x| x == d) else { continue };
-                    let off_b = ib.offsets[jb];
-                    for l in 0..ib.size {
-                        let mut col: Vec<f64> = (0..nj).map(|c| ib.h(l, off_b + c)).collect();
-                        self.systems[k].1.lu.solve_in_place(&mut col);
-                        for i in 0..ia.size {
-                            let mut s = 0.0;
-                            for c in 0..nj {
-                                s += ia.h(i, off_a + c) * col[c];
-                            }
-                            w[(positions[ka] + i, positions[kb] + l)] += s;
-                        }
-                    }
-                }
+        let n = assembly.size();
+        let solve_w = |d: DsId, x: &mut [f64]| {
+            if let Some((_, data)) = self.systems.iter().find(|(id, _)| *id == d) {
+                data.lu.solve_in_place(x);
             }
-        }
+        };
+        let matrix = assembly.matrix(&self.nsds, &solve_w, MatrixStorage::Dense, None);
+        let positions = assembly.positions.clone();
+        self.assembly = assembly;
+        let w = match matrix? {
+            NumericsMatrix::Dense(w) => w,
+            other => other.to_dense(),
+        };
         let problem = LcpProblem::new(NumericsMatrix::Dense(w), q)?;
         let (mut z, mut wv) = (vec![0.0; n], vec![0.0; n]);
         let report = self.lcp.solve(&problem, &mut z, &mut wv)?;

@@ -1,6 +1,6 @@
 //! Events and the events manager of event-driven simulations (Siconos' `Event`,
-//! `EventsManager`; seed `004_92d6a38d23055e78.txt`, "Events", and seed
-//! `001_d57a2f7e42b13996.txt`, "Events" and "The Events manager").
+//! `EventsManager`; Siconos documentation, "Simulation component", section "Events", and
+//! "Event-Driven schemes", sections "Events" and "The Events manager").
 //!
 //! The manager holds the past events and the unprocessed (scheduled) ones, sorted by time (a
 //! time-discretisation event before a nonsmooth one at the same time, as Siconos orders its

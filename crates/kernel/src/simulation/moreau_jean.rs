@@ -1,6 +1,9 @@
-//! The Moreau–Jean one-step integrator for second-order systems (Siconos' `MoreauJeanOSI`;
-//! seed `003_bcbcdb087db00825.txt`, seed `000_b50ea4bc6edb00b3.txt` lines 2112-2649 and the
-//! digest's MJ2-MJ6).
+//! The Moreau–Jean one-step integrator for second-order systems (Siconos' `MoreauJeanOSI`; the
+//! Siconos documentation of `MoreauJeanOSI` and the Siconos developer documentation, section
+//! "Moreau–Jean event-capturing scheme"; M. Jean, "The non-smooth contact dynamics method",
+//! CMAME 177, 1999; J.J. Moreau, "Unilateral contact and dry friction in finite freedom
+//! dynamics", 1988; V. Acary and B. Brogliato, *Numerical Methods for Nonsmooth Dynamical
+//! Systems*, Springer 2008, chapter 10).
 //!
 //! One step from `t_k` to `t_{k+1} = t_k + h`:
 //! - iteration matrix `W = M + hθC + h²θ²K` (linear time-invariant: factorized once), or
@@ -185,7 +188,7 @@ fn divide_by_diagonal(diagonal: &[f64], x: &mut [f64]) {
     }
 }
 
-/// The Moreau–Jean θ-scheme (seed `003_bcbcdb087db00825.txt`; Siconos' `MoreauJeanOSI`).
+/// The Moreau–Jean θ-scheme (Siconos' `MoreauJeanOSI`).
 #[doc(alias = "MoreauJeanOSI")]
 #[derive(Debug)]
 pub struct MoreauJeanOsi {
@@ -194,8 +197,7 @@ pub struct MoreauJeanOsi {
     /// Where each system's vectors are and whether its `W` is diagonal, copied from `work`
     /// into 24 bytes per system: the one-step problem's passes ([`MoreauJeanOsi::v_free`],
     /// [`MoreauJeanOsi::solve_w`]) visit the systems of its interactions in scattered order,
-    /// and a `DsWork` spans several cache lines (20000-sphere pile: 6 MB of them against
-    /// 480 kB of spans).
+    /// and a `DsWork` spans several cache lines.
     spans: Vec<Span>,
     vectors: FlatVectors,
 }
@@ -365,9 +367,11 @@ impl MoreauJeanOsi {
     ///
     /// Linear time-invariant systems (at `v = v_k`):
     /// `R_free = hC v_k + h²θ K v_k + hK q_k − h(1 − θ) F_ext(t_k) − hθ F_ext(t_{k+1})`
-    /// (seed eq:2003 line 2293, digest MJ2), accumulated in this order as Siconos 4.4 does.
+    /// (Siconos developer documentation, section "The Linear Time-invariant NonSmooth Lagrangian
+    /// Dynamics", the free velocity), accumulated in this order as Siconos 4.4 does.
     /// Nonlinear systems:
-    /// `R_free = M(q)(v − v_k) − hθ F(t_{k+1}, q, v) − h(1 − θ) F(t_k, q_k, v_k)` (digest MJ4).
+    /// `R_free = M(q)(v − v_k) − hθ F(t_{k+1}, q, v) − h(1 − θ) F(t_k, q_k, v_k)` (Siconos
+    /// developer documentation, section "The Nonlinear NonSmooth Lagrangian Dynamics").
     pub(crate) fn compute_residu(&mut self, nsds: &mut Nsds, t_old: f64, t: f64, h: f64) -> Result<f64, KernelError> {
         self.residu_of_all(nsds, t_old, t, h, First::Nothing)
     }

@@ -3,7 +3,8 @@
 //!
 //! [`OdeIntegrator::integrate`] advances `y' = f(t, y)` from `t0` towards `t_end` and stops at
 //! the first root of the constraint functions `g(t, y)` (the gaps of the event-driven scheme,
-//! seed `001_d57a2f7e42b13996.txt`, "Integration of the Bilateral Smooth Dynamics").
+//! Siconos documentation, "Event-Driven schemes", the integration of the "Bilateral Smooth
+//! Dynamics").
 //!
 //! Two methods, both with dense output:
 //!
@@ -25,8 +26,7 @@
 //! accurate as the step itself), with trial points located on the dense output by a safeguarded
 //! Illinois iteration, until the bracket is `≤ 2ε·max(|t|, 1)` wide. The time returned is the
 //! bracket's right end (where `g` has crossed, as LSODAR returns) and the state is `Φ` there
-//! (re-integrated, not interpolated). Measured: the ballistic impact time `√(2h/g)` to
-//! 2.5e-16 relative, a root on the oscillator to the integration error.
+//! (re-integrated, not interpolated).
 
 // Numerical loops index several same-length vectors at once.
 #![allow(clippy::needless_range_loop)]
@@ -43,9 +43,9 @@ const EPS: f64 = f64::EPSILON;
 
 /// `Auto` switches to Radau IIA after 15 accepted DOPRI5 steps (without 6 in a row below) with
 /// `h·λ̃ > 1`, `λ̃ = ‖f(t+h, y₇) − f(t+h, y₆)‖/‖y₇ − y₆‖`. Hairer's `DOPRI5` uses 3.25 (the
-/// edge of the stability region); on Robertson's problem `λ̃` underestimates the stiff
-/// eigenvalue 2–3 times (measured: `h·λ̃` ≈ 1.0–1.5 while the step is stability-bound), so we
-/// test earlier. A non-stiff problem detected as stiff only costs Jacobians.
+/// edge of the stability region); on stiff problems such as Robertson's `λ̃` underestimates the
+/// stiff eigenvalue, so the test fires earlier. A non-stiff problem detected as stiff only costs
+/// Jacobians.
 const STIFFNESS_THRESHOLD: f64 = 1.0;
 
 /// The integration method of [`OdeIntegrator`].
@@ -808,7 +808,7 @@ impl Restep<'_, '_> {
 /// itself, and a smooth function of `τ`). The bracket `[a, b]` starts as `[t, t_new]`; each
 /// trial point is the root located on the dense output of the step that ends at `b` (accurate
 /// near its end, where the root is), or a bisection when the same end moved twice in a row;
-/// it stops when `b − a ≤ 2ε·max(|b|, 1)` (usually after 2–3 re-integrations).
+/// it stops when `b − a ≤ 2ε·max(|b|, 1)`.
 #[allow(clippy::too_many_arguments)]
 fn refine_root(
     ctx: &mut Restep<'_, '_>,

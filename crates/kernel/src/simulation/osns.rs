@@ -1,6 +1,7 @@
-//! One-step nonsmooth problems at velocity level, assembled blockwise from the interaction
-//! graph (Siconos' `LCP` and `FrictionContact`, `LinearOSNS`; seed `000_b50ea4bc6edb00b3.txt`
-//! lines 1-480 and 372-433, digest MJ5 and N1):
+//! One-step nonsmooth problems, assembled blockwise from the interaction graph (Siconos' `LCP`,
+//! `MLCP`, `Relay` and `FrictionContact`, `LinearOSNS`; Siconos developer documentation,
+//! "OneStepNSProblem formalisation for several interactions"; Acary and Brogliato 2008,
+//! section 10.3). At velocity level,
 //!
 //! `w = M λ + q` with, for active interactions α, β,
 //! - `M_αβ = Σ_{j ∈ DS_α ∩ DS_β} H_α^j W_j⁻¹ (H_β^j)ᵀ` (each block computed as
@@ -10,7 +11,10 @@
 //!   when `e_t > 0`).
 //!
 //! The matrix goes to numerics in dense or sparse-block storage (blocks per interaction; the
-//! off-diagonal blocks are those of interactions sharing a system).
+//! off-diagonal blocks are those of interactions sharing a system), built by the block assembly
+//! every one-step problem of the kernel shares (`BlockAssembly`). The position-level and
+//! first-order problems are posed the same way; the integrators of a problem's systems hand it
+//! their free states and `W⁻¹` through [`Contribution`].
 
 // Index loops mirror the formulas (several arrays indexed together).
 #![allow(clippy::needless_range_loop)]
@@ -22,14 +26,21 @@ use nonsmooth_numerics::fc::{
     FactoredDelassus, FactoredFc3dProblem, FactoredNsgsSolver, Fc2dProblem, Fc3dMethod, Fc3dProblem, Fc3dSolver,
 };
 use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
-use nonsmooth_numerics::matrix::{NumericsMatrix, SparseBlockMatrix, all_finite};
+use nonsmooth_numerics::matrix::NumericsMatrix;
 use nonsmooth_numerics::mlcp::{MlcpMatrixForm, MlcpMethod, MlcpProblem, MlcpSolver};
 use nonsmooth_numerics::relay::{RelayMethod, RelaySolver};
 use nonsmooth_numerics::{NumericsError, SolverReport};
 
-use super::osi::{Contribution, ProblemLevel, SecondOrderContribution, sealed::Sealed};
+use contribution::sealed::Sealed;
+pub use contribution::{Contribution, FirstOrderContribution, ProblemLevel, SecondOrderContribution};
 
+mod assembly;
+mod contribution;
 mod first_order;
+
+pub(crate) use assembly::BlockAssembly;
+use assembly::BlockShape;
+pub(crate) use contribution::sealed;
 
 /// Solves the MLCP `w = A z + q` whose rows flagged in `equality` are equalities (`w_i = 0`)
 /// and the others complementarity rows, by permuting the equality rows first (the layout of
@@ -121,35 +132,19 @@ pub struct OneStepNsProblem {
     kind: OsnsKind,
     storage: MatrixStorage,
     warm_start: bool,
-    positions: Vec<usize>,
     z: Vec<f64>,
     w: Vec<f64>,
     q: Vec<f64>,
     mu: Vec<f64>,
-    /// The shape of each interaction of the problem, in the problem's order, for the assembly.
-    blocks: Vec<BlockShape>,
-    /// `W_j⁻¹ (H_α^j)ᵀ` of the interactions of the problem, system after system in slot order
-    /// and, on each system, in the order of `by_system` (term `e` from `by_system[e].x`, the
-    /// block column-major `n_j × m_α`): the assembly of a block row reads those of its one or two
-    /// systems as contiguous runs, where the problem's order (by priority) scatters them.
-    inv_w_ht: Vec<f64>,
-    /// `H_α` row-major of the interactions of the problem, one after the other in the problem's
-    /// order (interaction `k` from `blocks[k].start`).
-    h: Vec<f64>,
+    /// The interactions' shapes, rows `H_α` and the buffers of the block assembly.
+    assembly: BlockAssembly,
     /// The output memories the problem's vector reads (`ẏ_k` or `y_{k−1}`), at the rows of
     /// the interactions.
     memory: Vec<f64>,
-    /// The interactions of the problem on each system: those on system slot `d` are
-    /// `by_system[by_system_start[d]..by_system_start[d + 1]]`, by increasing position.
-    by_system: Vec<SystemTerm>,
-    by_system_start: Vec<usize>,
     /// The body number of each system slot in the factored operator (factored FC3D only).
     slot_body: Vec<usize>,
     /// The bodies of each contact of the factored operator (workspace).
     contact_bodies: Vec<(usize, Option<usize>)>,
-    /// Number of blocks and of values of the last sparse-block matrix assembled.
-    last_blocks: usize,
-    last_values: usize,
     /// Concatenated free positions of an interaction's systems (position level).
     gathered: Vec<f64>,
     last_size: usize,
@@ -182,21 +177,14 @@ impl OneStepNsProblem {
             kind,
             storage,
             warm_start,
-            positions: Vec::new(),
             z: Vec::new(),
             w: Vec::new(),
             q: Vec::new(),
             mu: Vec::new(),
-            blocks: Vec::new(),
-            inv_w_ht: Vec::new(),
-            h: Vec::new(),
+            assembly: BlockAssembly::default(),
             memory: Vec::new(),
-            by_system: Vec::new(),
-            by_system_start: Vec::new(),
             slot_body: Vec::new(),
             contact_bodies: Vec::new(),
-            last_blocks: 0,
-            last_values: 0,
             gathered: Vec::new(),
             last_size: 0,
             matrix: None,
@@ -326,10 +314,10 @@ impl OneStepNsProblem {
     /// `w = M z + q` of the last problem, split per interaction (in the problem's order).
     pub(crate) fn last_w_blocks(&self) -> Vec<Vec<f64>> {
         let n = self.last_size;
-        (0..self.positions.len())
+        (0..self.assembly.positions.len())
             .map(|k| {
-                let end = self.positions.get(k + 1).copied().unwrap_or(n);
-                self.w[self.positions[k]..end].to_vec()
+                let end = self.assembly.positions.get(k + 1).copied().unwrap_or(n);
+                self.w[self.assembly.positions[k]..end].to_vec()
             })
             .collect()
     }
@@ -455,9 +443,7 @@ impl OneStepNsProblem {
             MechanicalLevel::Velocity => 1,
             MechanicalLevel::Position => 0,
         };
-        self.positions.clear();
-        self.blocks.clear();
-        self.h.clear();
+        self.assembly.clear();
         self.memory.clear();
         self.z.clear();
         // The factored operator takes each interaction's rows straight from the interaction
@@ -502,7 +488,7 @@ impl OneStepNsProblem {
                         crate::cache::prefetch(&ahead.y_memory[slot]);
                     }
                 }
-                self.positions.push(n);
+                self.assembly.positions.push(n);
                 // `H` has `m · nv` values: its length is in the lines read here, the velocities'
                 // workspace is not.
                 let m = inter.size;
@@ -517,6 +503,7 @@ impl OneStepNsProblem {
                     widths: [0; 2],
                     law: inter.law,
                     has_h_dot: inter.relation_has_time_derivative(),
+                    diagonal: 0,
                 };
                 // System `jj`'s velocities are the columns of `H` from its offset to the next
                 // system's (or to the last column): no call to the integrator per system.
@@ -525,13 +512,13 @@ impl OneStepNsProblem {
                     (shape.slots[jj], shape.offsets[jj], shape.widths[jj]) =
                         (d.index(), inter.offsets[jj], end - inter.offsets[jj]);
                 }
-                self.blocks.push(shape);
+                self.assembly.blocks.push(shape);
                 // The copies of a contact between 3D bodies have fixed sizes (`extend_small`): a few
                 // vector moves instead of calls keep the loop short, so that the cache misses of
-                // consecutive interactions overlap (20000-sphere pile: 7.0 → 5.9 ms per step).
+                // consecutive interactions overlap.
                 match &mut operator {
                     Some(delassus) => delassus.push_rows(&inter.h_rows[..nv * m]),
-                    None => extend_small(&mut self.h, &inter.h_rows[..nv * m]),
+                    None => extend_small(&mut self.assembly.h, &inter.h_rows[..nv * m]),
                 }
                 rows += nv * m;
                 // The output memory of a law without a term from it is not read (its lines are
@@ -554,14 +541,14 @@ impl OneStepNsProblem {
             drop(refs);
             self.q.resize(n, 0.0);
             for k in block.clone() {
-                if let Some(ahead) = self.blocks.get(k + PREFETCH_SYSTEMS_AHEAD) {
+                if let Some(ahead) = self.assembly.blocks.get(k + PREFETCH_SYSTEMS_AHEAD) {
                     for &d in &ahead.slots[..ahead.systems] {
                         osi.hint(nsds.ds_id_at(d), Sealed(()));
                     }
                 }
                 let a = active[k];
-                let pos = self.positions[k];
-                let shape = self.blocks[k];
+                let pos = self.assembly.positions[k];
+                let shape = self.assembly.blocks[k];
                 let (m, nv) = (shape.size, shape.columns);
                 if let Some(delassus) = &mut operator {
                     if m != 3 {
@@ -583,7 +570,7 @@ impl OneStepNsProblem {
                 let q_alpha = &mut self.q[pos..pos + m];
                 let h = match &operator {
                     Some(delassus) => &delassus.rows()[shape.start..shape.start + m * nv],
-                    None => &self.h[shape.start..shape.start + m * nv],
+                    None => &self.assembly.h[shape.start..shape.start + m * nv],
                 };
                 match level {
                     MechanicalLevel::Velocity => {
@@ -630,8 +617,8 @@ impl OneStepNsProblem {
         }
         self.last_size = n;
         if !reuse && operator.is_none() {
-            self.index_by_system(nsds.ds_bound());
-            self.compute_inv_w_ht(nsds, osi);
+            self.assembly.index_by_system(nsds.ds_bound());
+            self.assembly.compute_inv_w_ht(nsds, &|d, x| osi.solve_w(d, x));
         }
 
         if let Some(delassus) = operator {
@@ -646,7 +633,7 @@ impl OneStepNsProblem {
         // step's buffer when it has the same storage and size).
         let matrix = match self.matrix.take() {
             Some(m) if reuse => m,
-            spare => self.assemble(n, spare)?,
+            spare => self.assembly.assemble(n, self.storage, spare)?,
         };
         self.gathered = gathered;
         self.w.clear();
@@ -716,7 +703,7 @@ impl OneStepNsProblem {
     /// Stores the solution `z` as `λ[slot]` of the interactions `active`.
     fn write_back(&self, nsds: &mut Nsds, active: &[InteractionId], slot: usize) {
         for (k, &a) in active.iter().enumerate() {
-            let pos = self.positions[k];
+            let pos = self.assembly.positions[k];
             let inter = nsds.interaction_mut(a);
             let m = inter.size;
             copy_small(&mut inter.lambda[slot], &self.z[pos..pos + m]);
@@ -762,9 +749,9 @@ impl OneStepNsProblem {
         // The factored path appends the rows to its operator instead of `h`.
         let rows = match &self.solver {
             Solver::Fc3dFactored(factored) => factored.1.rows(),
-            _ => &self.h[..],
+            _ => &self.assembly.h[..],
         };
-        for (k, (shape, &pos)) in self.blocks.iter().zip(&self.positions).enumerate() {
+        for (k, (shape, &pos)) in self.assembly.blocks.iter().zip(&self.assembly.positions).enumerate() {
             if k % INPUT_BATCH == 0 {
                 self.prefetch_inputs(nsds, k);
             }
@@ -805,7 +792,7 @@ impl OneStepNsProblem {
     /// memory; without the hints each block waits for its systems' records, then for their
     /// inputs.
     fn prefetch_inputs(&self, nsds: &Nsds, k: usize) {
-        let batch = |b: usize| self.blocks.chunks(INPUT_BATCH).nth(k / INPUT_BATCH + b).unwrap_or(&[]);
+        let batch = |b: usize| self.assembly.blocks.chunks(INPUT_BATCH).nth(k / INPUT_BATCH + b).unwrap_or(&[]);
         for shape in batch(2) {
             for &slot in &shape.slots[..shape.systems] {
                 nsds.prefetch_state_at(slot);
@@ -846,200 +833,13 @@ impl OneStepNsProblem {
         self.z.resize(n, 0.0);
         if self.warm_start {
             for (k, &id) in ids.iter().enumerate() {
-                let pos = self.positions[k];
+                let pos = self.assembly.positions[k];
                 let inter = nsds.interaction_ref(id);
                 self.z[pos..pos + inter.size].copy_from_slice(&inter.lambda[level]);
             }
         }
         self.w.clear();
         self.w.resize(n, 0.0);
-    }
-
-    /// `M_αβ = Σ_j H_α^j (W_j⁻¹ (H_β^j)ᵀ)` over the active interactions: for each block row
-    /// α, the blocks of the interactions sharing a system with α (α's own for the diagonal),
-    /// found through the lists of interactions per system, by increasing block column.
-    fn assemble(&mut self, n: usize, spare: Option<NumericsMatrix>) -> Result<NumericsMatrix, KernelError> {
-        let blocks = &self.blocks[..];
-        let (h, x) = (&self.h[..], &self.inv_w_ht[..]);
-        let (by_system, by_system_start) = (&self.by_system[..], &self.by_system_start[..]);
-        // The blocks of row k as `(column kb, system number in α, β's term on that system)`, by
-        // increasing kb (the merge of the sorted lists of α's systems; the terms of an
-        // interaction sharing both systems come together).
-        let row_terms = |k: usize, out: &mut Vec<(usize, usize, SystemTerm)>| {
-            out.clear();
-            let a = &blocks[k];
-            let list = |ja: usize| {
-                let d = a.slots[ja];
-                by_system[by_system_start[d]..by_system_start[d + 1]].iter().map(move |&t| (t.position, ja, t))
-            };
-            if a.systems == 1 {
-                out.extend(list(0));
-            } else {
-                let (mut first, mut second) = (list(0).peekable(), list(1).peekable());
-                loop {
-                    let next = match (first.peek(), second.peek()) {
-                        (Some(f), Some(g)) if f.0 <= g.0 => first.next(),
-                        (Some(_), Some(_)) | (None, Some(_)) => second.next(),
-                        (Some(_), None) => first.next(),
-                        (None, None) => break,
-                    };
-                    out.extend(next);
-                }
-            }
-        };
-        let mut row = Vec::new();
-        match self.storage {
-            MatrixStorage::Dense => {
-                let mut m = zeroed_dense(spare, n);
-                for k in 0..blocks.len() {
-                    let pa = self.positions[k];
-                    row_terms(k, &mut row);
-                    for &(kb, ja, t) in &row {
-                        let pb = self.positions[kb];
-                        add_block(h, x, &blocks[k], ja, t, &mut |i, l, v| m[(pa + i, pb + l)] += v);
-                    }
-                }
-                Ok(NumericsMatrix::Dense(m))
-            }
-            MatrixStorage::SparseBlock => {
-                // Block rows in CSR order: for each row, its blocks sorted by block column, the
-                // terms of interactions sharing several systems summed into one block.
-                let mut ends = Vec::with_capacity(blocks.len());
-                let mut row_ptr = Vec::with_capacity(blocks.len() + 1);
-                row_ptr.push(0);
-                // Room for about the blocks of the last assembly (no growth copies).
-                let mut col_idx = Vec::with_capacity(self.last_blocks + self.last_blocks / 8);
-                let mut values = Vec::with_capacity(self.last_values + self.last_values / 8);
-                // Whether every value is finite, checked row by row while the row is in cache
-                // (the matrix is then built without a second scan of its values).
-                let mut finite = true;
-                for (k, a) in blocks.iter().enumerate() {
-                    let ma = a.size;
-                    ends.push(self.positions[k] + ma);
-                    let row_start = values.len();
-                    row_terms(k, &mut row);
-                    let mut idx = 0;
-                    while idx < row.len() {
-                        let (kb, _, first) = row[idx];
-                        let start = values.len();
-                        values.resize(start + ma * first.size, 0.0);
-                        let out = &mut values[start..];
-                        while idx < row.len() && row[idx].0 == kb {
-                            let (_, ja, t) = row[idx];
-                            add_block(h, x, a, ja, t, &mut |i, l, v| out[l * ma + i] += v);
-                            idx += 1;
-                        }
-                        col_idx.push(kb);
-                    }
-                    finite &= all_finite(&values[row_start..]);
-                    row_ptr.push(col_idx.len());
-                }
-                if !finite {
-                    return Err(NumericsError::NonFinite { what: "sparse-block matrix" }.into());
-                }
-                (self.last_blocks, self.last_values) = (col_idx.len(), values.len());
-                let sbm = SparseBlockMatrix::new_with_finite_values(ends.clone(), ends, row_ptr, col_idx, values)?;
-                Ok(NumericsMatrix::SparseBlock(sbm))
-            }
-        }
-    }
-
-    /// Fills `by_system` and `by_system_start` from `blocks` (a counting sort by system slot,
-    /// stable, so each list is by increasing position).
-    fn index_by_system(&mut self, ds_bound: usize) {
-        let starts = &mut self.by_system_start;
-        starts.clear();
-        starts.resize(ds_bound + 1, 0);
-        for b in &self.blocks {
-            for &d in &b.slots[..b.systems] {
-                starts[d + 1] += 1;
-            }
-        }
-        for d in 0..ds_bound {
-            starts[d + 1] += starts[d];
-        }
-        self.by_system.clear();
-        self.by_system.resize(starts[ds_bound], SystemTerm { position: 0, system: 0, size: 0, x: 0 });
-        // `next[d]` runs from starts[d]; the start array is restored afterwards.
-        for (k, b) in self.blocks.iter().enumerate() {
-            for (jj, &d) in b.slots[..b.systems].iter().enumerate() {
-                self.by_system[starts[d]] = SystemTerm { position: k, system: jj, size: b.size, x: 0 };
-                starts[d] += 1;
-            }
-        }
-        for d in (0..ds_bound).rev() {
-            starts[d + 1] = starts[d];
-        }
-        starts[0] = 0;
-    }
-
-    /// `W_j⁻¹ (H_α^j)ᵀ` of every term of `by_system` (one column per row of `H_α^j`, by
-    /// [`SecondOrderContribution::solve_w`]), system after system into `inv_w_ht`; sets each term's `x`.
-    ///
-    /// The terms of a system are rows of `H` scattered over the problem (which is in priority
-    /// order): before the terms of a system are computed, one entry of each `H` row of the next
-    /// [`TERM_BATCH`] terms is read ([`OneStepNsProblem::touch_terms`]), so that their cache
-    /// misses overlap instead of coming one after the other. Measured on the 20000-sphere pile
-    /// (`mechanics-pile --n 20000 --steps 320 --measure 20`, 28600 rows): this pass went from
-    /// 8.2–8.5 to 6.5–6.8 ms per step, the same numbers.
-    fn compute_inv_w_ht(&mut self, nsds: &Nsds, osi: &dyn SecondOrderContribution) {
-        // The sizes in the problem's order (sequential reads; the same sum in any order).
-        let size: usize =
-            self.blocks.iter().map(|b| b.widths[..b.systems].iter().map(|w| b.size * w).sum::<usize>()).sum();
-        self.inv_w_ht.clear();
-        self.inv_w_ht.resize(size, 0.0);
-        let mut start = 0;
-        let mut touched = 0;
-        for d in 0..self.by_system_start.len().saturating_sub(1) {
-            let terms = self.by_system_start[d]..self.by_system_start[d + 1];
-            if terms.is_empty() {
-                continue;
-            }
-            if terms.end > touched {
-                let upto = (terms.start + TERM_BATCH).max(terms.end).min(self.by_system.len());
-                self.touch_terms(touched.max(terms.start)..upto);
-                touched = upto;
-            }
-            let ds = nsds.ds_id_at(d);
-            for t in &mut self.by_system[terms] {
-                let shape = &self.blocks[t.position];
-                let (off, nj, nv) = (shape.offsets[t.system], shape.widths[t.system], shape.columns);
-                let h = &self.h[shape.start..shape.start + shape.size * nv];
-                let x = &mut self.inv_w_ht[start..start + nj * shape.size];
-                for (i, col) in x.chunks_exact_mut(nj).enumerate() {
-                    copy_small(col, &h[i * nv + off..i * nv + off + nj]);
-                    osi.solve_w(ds, col);
-                }
-                t.x = start;
-                start += nj * shape.size;
-            }
-        }
-    }
-
-    /// Reads the first entry of each row of `H_α^j` of the terms `by_system[range]` and passes
-    /// their sum to [`std::hint::black_box`], so that the loads are kept: independent loads
-    /// whose misses overlap.
-    fn touch_terms(&self, range: std::ops::Range<usize>) {
-        let mut sum = 0.0;
-        for t in &self.by_system[range] {
-            let shape = &self.blocks[t.position];
-            let first = shape.start + shape.offsets[t.system];
-            for i in 0..shape.size {
-                sum += self.h[first + i * shape.columns];
-            }
-        }
-        std::hint::black_box(sum);
-    }
-}
-
-/// A zero `n × n` dense matrix, in the buffer of `spare` when it is a dense matrix of that size.
-pub(crate) fn zeroed_dense(spare: Option<NumericsMatrix>, n: usize) -> Mat<f64> {
-    match spare {
-        Some(NumericsMatrix::Dense(mut m)) if m.nrows() == n && m.ncols() == n => {
-            m.fill(0.0);
-            m
-        }
-        _ => Mat::<f64>::zeros(n, n),
     }
 }
 
@@ -1050,63 +850,17 @@ const GATHER_BLOCK: usize = 256;
 
 /// How many interactions ahead the gather of [`OneStepNsProblem::compute_on`] asks the cache for
 /// the next interactions' lines ([`Interaction::prefetch_gathered`]), and the pass of `q` for the
-/// next interactions' systems ([`SecondOrderContribution::hint`]). The interactions sit in the problem's
-/// order, scattered in memory; beyond the caches of a core (20000-sphere pile, about 25 MB of
-/// interactions) each one's lines missed one after the other. 20000-sphere pile, steps 300–320,
-/// sequential, assembly relative to the other phases of the same run (this machine's speed
-/// varied by ±20% from run to run): −16% with the gather's hints, −28% with both; 1000-sphere
-/// pile, steps 300–500: −2 to −3%, within the noise (eleventh session). With the block's
-/// interactions looked up first, the gather at 5000 spheres (steps 300–500, timers around the
-/// passes, two pairs of runs) 235–238 → 193–217 ns per contact, at 1000 unchanged (96–106).
-/// The lines of `H` beyond its first are hinted half as far ahead ([`Interaction::prefetch_rows`]
-/// reads `H`'s length from the record, hinted by then), so that the hints 8 ahead read nothing:
-/// 20000 spheres (steps 300–320, sequential, three pairs) assembly relative to the update of the
-/// same run 0.188–0.198 → 0.167–0.180 (−12%), 5000 spheres (steps 300–500) 3.19 → 2.72 ms per
-/// step (thirteenth session).
+/// next interactions' systems ([`SecondOrderContribution::hint`]). The interactions sit in the
+/// problem's order, scattered in memory; beyond the caches of a core each one's lines would miss
+/// one after the other. The lines of `H` beyond its first are hinted half as far ahead
+/// ([`Interaction::prefetch_rows`] reads `H`'s length from the record, hinted by then), so that
+/// the hints 8 ahead read nothing.
 const PREFETCH_INTERACTIONS_AHEAD: usize = 8;
 /// See [`PREFETCH_INTERACTIONS_AHEAD`].
 const PREFETCH_SYSTEMS_AHEAD: usize = 4;
 
-/// Terms read ahead by [`OneStepNsProblem::compute_inv_w_ht`].
-const TERM_BATCH: usize = 16;
-
 /// Blocks per batch of the cache hints of [`OneStepNsProblem::accumulate_inputs`].
 const INPUT_BATCH: usize = 16;
-
-/// Where an interaction of a one-step problem keeps its data for the assembly.
-#[derive(Clone, Copy, Debug)]
-struct BlockShape {
-    /// Size `m` of the interaction.
-    size: usize,
-    /// Columns of `H` (the velocity sizes of its systems, summed).
-    columns: usize,
-    /// Start of its `H` and `W⁻¹Hᵀ` in the problem's buffers.
-    start: usize,
-    /// Number of systems (1 or 2).
-    systems: usize,
-    /// Slot, column offset in `H` and velocity size of each system.
-    slots: [usize; 2],
-    offsets: [usize; 2],
-    widths: [usize; 2],
-    /// The interaction's law.
-    law: NonsmoothLaw,
-    /// Whether its relation has `∂h/∂t`.
-    has_h_dot: bool,
-}
-
-/// An interaction of a one-step problem on one of its systems (an entry of the problem's
-/// per-system lists).
-#[derive(Clone, Copy, Debug)]
-struct SystemTerm {
-    /// The interaction's position in the problem.
-    position: usize,
-    /// The number of the system in the interaction's systems.
-    system: usize,
-    /// The interaction's size `m`.
-    size: usize,
-    /// Start of its `W_j⁻¹ (H^j)ᵀ` in the problem's `inv_w_ht`.
-    x: usize,
-}
 
 /// Adds system `id` (velocity size `nj`) to the factored operator with its `W⁻¹`: `1/d` of the
 /// diagonal [`SecondOrderContribution::diagonal_w`] when the integrator divides by it (`solve_w` on the
@@ -1190,42 +944,6 @@ fn add_law_terms(law: NonsmoothLaw, level: MechanicalLevel, memory: &[f64], q_al
             Some(friction)
         }
         _ => None,
-    }
-}
-
-/// Adds block `(α, β) = H_α^j (W_j⁻¹ (H_β^j)ᵀ)` through their shared system `j`, number
-/// `ja` in α's systems, with `b` β's term on `j`, by `add(i, l, value)`; `H` and `W⁻¹Hᵀ` are
-/// read from the problem's buffers `h` and `x`. Each entry is a dot product summed from 0 in
-/// column order.
-fn add_block<F: FnMut(usize, usize, f64)>(h: &[f64], x: &[f64], a: &BlockShape, ja: usize, b: SystemTerm, add: &mut F) {
-    let nj = a.widths[ja];
-    let h_a = &h[a.start + a.offsets[ja]..];
-    let x_b = &x[b.x..b.x + nj * b.size];
-    if (a.size, b.size, nj) == (3, 3, 6) {
-        // Contacts of 3D bodies (fixed sizes: the same sums, unrolled).
-        let x_b: &[f64; 18] = x_b.try_into().expect("3 columns of 6");
-        for i in 0..3 {
-            let h_row: &[f64; 6] = h_a[i * a.columns..i * a.columns + 6].try_into().expect("a row of 6");
-            for l in 0..3 {
-                let mut s = 0.0;
-                for c in 0..6 {
-                    s += h_row[c] * x_b[l * 6 + c];
-                }
-                add(i, l, s);
-            }
-        }
-        return;
-    }
-    for i in 0..a.size {
-        let h_row = &h_a[i * a.columns..i * a.columns + nj];
-        for l in 0..b.size {
-            let col = &x_b[l * nj..(l + 1) * nj];
-            let mut s = 0.0;
-            for (h, xc) in h_row.iter().zip(col) {
-                s += h * xc;
-            }
-            add(i, l, s);
-        }
     }
 }
 

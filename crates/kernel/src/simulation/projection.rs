@@ -1,7 +1,9 @@
 //! Moreau–Jean with projection onto the constraints (Siconos' `MoreauJeanDirectProjectionOSI`
 //! with `TimeSteppingDirectProjection`, and `MoreauJeanCombinedProjectionOSI` with
-//! `TimeSteppingCombinedProjection`; seed `000_b50ea4bc6edb00b3.txt` lines 5720-5830, position
-//! formulation).
+//! `TimeSteppingCombinedProjection`; Siconos developer documentation, "Projection on
+//! constraints", position formulation; Acary, "Projected event-capturing time-stepping schemes
+//! for nonsmooth mechanical systems with unilateral contact and Coulomb's friction", CMAME 256,
+//! 2013).
 //!
 //! Moreau–Jean enforces the unilateral constraints at velocity level only, so the positions of
 //! active contacts may drift into penetration (with nonlinear relations the drift grows with
@@ -24,17 +26,18 @@
 //!   after each pass every contact of the set is projected onto `y = 0` (as an equality) while
 //!   `|y|` exceeds the tolerance.
 
-use faer::Mat;
 use nonsmooth_numerics::SolverReport;
 use nonsmooth_numerics::mlcp::{EnumOptions, MlcpMethod, MlcpSolver};
 
 use super::moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, check_second_order};
+pub use super::osi::ProjectionReport;
 use super::osi::{
     AfterNewton, Contribution, IndexSetRule, OneStepIntegrator, ProblemLevel, StepInterval, SystemSet, is_bilateral,
 };
-use super::osns::{OneStepNsProblem, solve_mlcp_equalities_first};
+use super::osns::{BlockAssembly, MatrixStorage, OneStepNsProblem, solve_mlcp_equalities_first};
 use crate::KernelError;
 use crate::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
+use nonsmooth_numerics::matrix::NumericsMatrix;
 
 /// Siconos' MLCP solver of the projection (`MLCPProjectOnConstraints`: enumeration, tolerance
 /// `1e-12`, `10⁷` cases).
@@ -162,24 +165,6 @@ impl CombinedProjectionOptions {
         self.method = method;
         self
     }
-}
-
-/// What the projection did in one step.
-#[derive(Clone, Copy, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct ProjectionReport {
-    /// Projection iterations (position-level problems solved) in the step (last pass).
-    pub iterations: usize,
-    /// Passes of the step (1 for the direct projection).
-    pub passes: usize,
-    /// `max(0, −y)` over the unilateral constraints of the projected set, after the projection.
-    pub max_unilateral_violation: f64,
-    /// `‖y‖∞` over the bilateral constraints of the projected set, after the projection.
-    pub max_bilateral_violation: f64,
-    /// Whether the violations ended below the tolerances (and, combined, the index set settled).
-    pub converged: bool,
-    /// The report of the last position-level problem, `None` when none was solved.
-    pub last_problem: Option<SolverReport>,
 }
 
 /// Moreau–Jean with direct projection (Siconos' `MoreauJeanDirectProjectionOSI` with
@@ -312,6 +297,7 @@ pub(crate) fn violations(nsds: &Nsds, ids: &[InteractionId]) -> (f64, f64, f64) 
 /// The position-level problem of the projection and its solver.
 pub(crate) struct PositionProjector {
     solver: Box<dyn MlcpSolver + Send>,
+    assembly: BlockAssembly,
     z: Vec<f64>,
     w: Vec<f64>,
 }
@@ -324,7 +310,7 @@ impl std::fmt::Debug for PositionProjector {
 
 impl PositionProjector {
     fn new(method: MlcpMethod) -> Result<Self, KernelError> {
-        Ok(Self { solver: method.build()?, z: Vec::new(), w: Vec::new() })
+        Ok(Self { solver: method.build()?, assembly: BlockAssembly::default(), z: Vec::new(), w: Vec::new() })
     }
 
     /// One projection iteration on the interactions `ids` (non-empty), at their current
@@ -349,38 +335,21 @@ impl PositionProjector {
             equality.extend(std::iter::repeat_n(eq || all_equalities, rows));
         }
         let n = equality.len();
-        let mut slot_position = vec![usize::MAX; nsds.interaction_bound()];
-        for (k, &id) in ids.iter().enumerate() {
-            slot_position[id.index()] = k;
+        // A = H Hᵀ (blocks through shared systems, `W = I`) and q = y.
+        self.assembly.clear();
+        for &id in ids {
+            let inter = nsds.interaction_ref(id);
+            self.assembly.push(inter, projection_rows(&inter.law, inter.size).0);
         }
-        // A = H Hᵀ (blocks through shared systems) and q = y.
-        let mut a = Mat::<f64>::zeros(n, n);
+        let a = match self.assembly.matrix(nsds, &|_, _| {}, MatrixStorage::Dense, None)? {
+            NumericsMatrix::Dense(a) => a,
+            other => other.to_dense(),
+        };
         let mut q = vec![0.0; n];
         for (k, &id) in ids.iter().enumerate() {
-            let ia = nsds.interaction_ref(id);
-            let rows_a = projection_rows(&ia.law, ia.size).0;
-            let pa = first[k];
-            q[pa..pa + rows_a].copy_from_slice(&ia.y[0][..rows_a]);
-            let mut add_block = |ib: &crate::model::Interaction, pb: usize, ja: usize, jb: usize| {
-                let rows_b = projection_rows(&ib.law, ib.size).0;
-                let (oa, ob) = (ia.offsets[ja], ib.offsets[jb]);
-                let nj = nsds.ds(ia.ds[ja]).expect("a linked system exists").velocity_size();
-                for i in 0..rows_a {
-                    for l in 0..rows_b {
-                        let mut s = 0.0;
-                        for c in 0..nj {
-                            s += ia.h(i, oa + c) * ib.h(l, ob + c);
-                        }
-                        a[(pa + i, pb + l)] += s;
-                    }
-                }
-            };
-            for jj in 0..ia.ds.len() {
-                add_block(ia, pa, jj, jj);
-            }
-            for (kb, b, ja, jb) in nsds.coupled_blocks(id, &slot_position) {
-                add_block(nsds.interaction_ref(b), first[kb], ja, jb);
-            }
+            let inter = nsds.interaction_ref(id);
+            let rows = projection_rows(&inter.law, inter.size).0;
+            q[first[k]..first[k] + rows].copy_from_slice(&inter.y[0][..rows]);
         }
         self.z.clear();
         self.z.resize(n, 0.0);

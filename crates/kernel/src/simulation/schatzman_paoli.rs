@@ -1,6 +1,7 @@
 //! The Schatzman–Paoli one-step integrator for linear time-invariant Lagrangian systems
-//! (Siconos' `SchatzmanPaoliOSI`; seed `000_b50ea4bc6edb00b3.txt` lines 2651-2750 and the
-//! digest's SP1-SP3).
+//! (Siconos' `SchatzmanPaoliOSI`; Siconos developer documentation, section "Schatzman–Paoli
+//! 'scheme and its linearizations"; M. Schatzman 1978; L. Paoli and M. Schatzman, SIAM J. Numer.
+//! Anal. 40, 2002).
 //!
 //! A two-step scheme on positions, with the unilateral constraint and the restitution law at
 //! position level:
@@ -10,24 +11,25 @@
 //! `0 ≤ y(q_{k+1}) + e y(q_{k−1}) ⊥ λ_{k+1} ≥ 0`, `p_{k+1} = Hᵀ λ_{k+1}`,
 //!
 //! with `q_{k+θ} = θ q_{k+1} + (1 − θ) q_k` and `v_{k+θ} = θ v_{k+1} + (1 − θ) v_k`. One
-//! linearization step from `q_k` gives (digest SP3)
+//! linearization step from `q_k` gives
 //!
 //! `q_free = q_k − W⁻¹ [M(q_{k−1} − q_k) + h²K q_k + h²C(θ(q_k − q_{k−1})/(2h) + (1 − θ) v_k)
 //!            − h²((1 − θ) F_ext(t_k) + θ F_ext(t_{k+1}))]`,
 //! `q_{k+1} = q_free + W⁻¹ p_{k+1}`,
 //!
-//! with `W = M + ½hθ C + h²θ² K`. The seed's exact Jacobian of the residual has `h²θ K`;
+//! with `W = M + ½hθ C + h²θ² K`. The exact Jacobian of the residual has `h²θ K`;
 //! Siconos 4.4 factorizes `h²θ² K`, so for `K ≠ 0` and `θ < 1` its step is one inexact Newton
 //! step. We follow Siconos (the results then agree to round-off) and say so here.
 //!
 //! Accuracy: the centred velocity `v_{k+1}` approximates `v(t_k)` (second order), not
 //! `v(t_{k+1})`. With θ = 0 the scheme is Störmer–Verlet in free motion (order 2); with θ > 0
-//! the forces at `θ q_{k+1} + (1 − θ) q_k` lag the centred second difference by `θh`: order 1
-//! (measured on a pendulum, `crates/kernel/tests/it/schatzman_paoli.rs`). Impacts are resolved
+//! the forces at `θ q_{k+1} + (1 − θ) q_k` lag the centred second difference by `θh`: order 1.
+//! Impacts are resolved
 //! to `O(h)` whatever θ.
 //!
 //! Nonlinear Lagrangian systems (`M(q)`, `F(t, q, v)`; an extension: Siconos 4.4 implements the
-//! linear case only) take the seed's Newton linearization (lines 2675-2711, digest SP2): from
+//! linear case only) take the Newton linearization of the Siconos developer documentation
+//! (section "The Newton linearization" of the Schatzman–Paoli scheme): from
 //! `q⁰ = q_k`, with `R(q) = M(q)(q − 2q_k + q_{k−1}) − h² F(t_k + θh, θq + (1−θ)q_k,
 //! θ v(q) + (1−θ)v_k)`, `v(q) = (q − q_{k−1})/(2h)` and `W = M(q^ν) − h²θ ∂F/∂q − ½hθ ∂F/∂v`
 //! (`∇M` neglected), each iteration solves the problem at `q_free = q^ν − W⁻¹R(q^ν)` and sets
@@ -117,7 +119,8 @@ struct SpWork {
 
 /// The Schatzman–Paoli scheme (Siconos' `SchatzmanPaoliOSI`) for Lagrangian systems: linear
 /// time-invariant ([`LagrangianLinearTids`](crate::model::LagrangianLinearTids)) as Siconos, and
-/// nonlinear ([`LagrangianDs`](crate::model::LagrangianDs)) by the seed's Newton linearization.
+/// nonlinear ([`LagrangianDs`](crate::model::LagrangianDs)) by a Newton linearization (see the
+/// module documentation).
 #[doc(alias = "SchatzmanPaoliOSI")]
 #[derive(Debug)]
 pub struct SchatzmanPaoliOsi {

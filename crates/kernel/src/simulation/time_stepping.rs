@@ -1,5 +1,5 @@
-//! Event-capturing time-stepping (Siconos' `TimeStepping`; seed `004_92d6a38d23055e78.txt`,
-//! "Simulation", and the digest's S1): one public verb, [`TimeStepping::step`].
+//! Event-capturing time-stepping (Siconos' `TimeStepping`; Siconos documentation, "Simulation
+//! component", section "The Simulation process"): one public verb, [`TimeStepping::step`].
 
 use nonsmooth_numerics::SolverReport;
 

@@ -1,4 +1,4 @@
-//! Typed errors of the kernel (issue 4, item 7): bad input is an `Err` with the exact
+//! Typed errors of the kernel: bad input is an `Err` with the exact
 //! `KernelError` variant (STYLE §4), detected when the model or the simulation is built; the
 //! only errors a running simulation raises by itself are the non-convergence ones, under
 //! `NonConvergencePolicy::Fail`.

@@ -1,4 +1,4 @@
-//! Event-driven simulation with a rheonomous relation (issue 6, item 4): a ball on a floor
+//! Event-driven simulation with a rheonomous relation: a ball on a floor
 //! moving at constant speed `v_f` (`y = x − v_f t`, `G = (1 0 0)`, `∂h/∂t = −v_f`,
 //! `∂²h/∂t² = 0`) moves relative to the floor exactly as a ball on a fixed floor (`y = x`)
 //! with the initial velocity `v₀ − v_f` (Galilean invariance: gravity is the same in both

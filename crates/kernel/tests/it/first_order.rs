@@ -1,4 +1,4 @@
-//! First-order systems under Euler–Moreau (issue 5, item 6): one step compared with a hand
+//! First-order systems under Euler–Moreau: one step compared with a hand
 //! computation of the one-step problem `y = (D + h C W⁻¹ B) λ + C x_free + e` (off-diagonal
 //! blocks of two interactions sharing a system; an MLCP with an equality and a complementarity
 //! law), the Newton loop on a Type2R relation, and the typed errors.

@@ -10,6 +10,7 @@ mod errors;
 mod event_driven;
 mod first_order;
 mod friction;
+mod layout;
 mod projection;
 mod properties;
 mod schatzman_paoli;

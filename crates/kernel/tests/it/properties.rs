@@ -1,7 +1,7 @@
-//! Properties of Moreau–Jean time-stepping on the bouncing ball (issue 4, item 7): energy
-//! across impacts, the number of impacts before rest as `h` shrinks (seed
-//! `002_7dac793cf693758e.txt`, Table I, lines 457-466, and its digest §2e item 33), and the
-//! passage through the accumulation point of the impacts.
+//! Properties of Moreau–Jean time-stepping on the bouncing ball: energy across impacts, the
+//! number of impacts before rest as `h` shrinks (V. Acary, "Méthodes numériques pour la
+//! simulation des systèmes multi-corps en présence de contact, de frottement et d'impacts",
+//! JNRR'09, Table I), and the passage through the accumulation point of the impacts.
 //!
 //! # What θ = 1/2 guarantees for the energy (derivation)
 //!
@@ -323,7 +323,7 @@ fn impacts_before_rest_grow_by_ln10_over_minus_ln_e_per_decade() -> Result<(), K
         println!(
             "e = {e}: impacts {n:?} for h = {STEPS:?}; per decade {increments:?}, mean {mean:.2}, predicted {predicted:.2}"
         );
-        // Seed 002, Table I: for e ≥ 0.5 the observed per-decade increments stay within 22% of
+        // Acary (JNRR'09), Table I: for e ≥ 0.5 the observed per-decade increments stay within 22% of
         // ln 10 / (−ln e) (e = 0.9: 17, 24, 17 against 21.85; e = 0.95: 35, 41, 53 against
         // 44.89) and their means within 12% (e = 0.9: 19.33). We allow 25% and 15%.
         for inc in &increments {

@@ -1,5 +1,5 @@
-//! The Schatzman–Paoli scheme on nonlinear Lagrangian systems (the seed's Newton
-//! linearization; Siconos 4.4 has the linear case only): it reduces to the linear scheme when
+//! The Schatzman–Paoli scheme on nonlinear Lagrangian systems (the Newton linearization of the
+//! Siconos developer documentation; Siconos 4.4 has the linear case only): it reduces to the linear scheme when
 //! `M` and `F` are constant, conserves a pendulum's energy to second order and converges at
 //! order 2 in free motion, and keeps the unilateral law at position level.
 
@@ -73,7 +73,7 @@ fn pendulum_energy(q: f64, v: f64) -> f64 {
 /// `v_{k+1} = (q_{k+1} − q_{k−1})/(2h)` approximates `v(t_k)`. With θ = 0 (forces at `q_k`,
 /// Störmer–Verlet) the angle at `t = 2` converges at order 2 (Taylor start-up) against a run with
 /// `h/16` and the energy error is `O(h²)`; with θ = 1/2 the forces at `(q_{k+1} + q_k)/2` lag the
-/// centred difference by half a step: order 1 (the seed's θ-scheme, which Siconos 4.4 follows for
+/// centred difference by half a step: order 1 (the documented θ-scheme, which Siconos 4.4 follows for
 /// its stiffness term).
 #[test]
 fn free_pendulum_orders() -> Result<(), KernelError> {

@@ -1,4 +1,4 @@
-//! Topology (issue 4, item 7): interactions sharing a dynamical system couple through the
+//! Topology: interactions sharing a dynamical system couple through the
 //! off-diagonal blocks of the one-step problem; interactions removed and linked between steps
 //! keep the simulation consistent; the DS and interaction graphs have the expected shape.
 //!

@@ -9,8 +9,9 @@
 //! What is not ported: the BDF method and its chord iteration (`DLSODA` switches to them when
 //! the stiffness test of `DSTODA` passes). Where `DLSODAR` would switch, this integrator stays
 //! with Adams and counts the event in [`LsodarStats::switch_requests`]; the trajectory then
-//! differs from `DLSODAR`'s. The bouncing ball never switches (`MUSED = 1` throughout, research
-//! report §1).
+//! differs from `DLSODAR`'s. See A.C. Hindmarsh, "ODEPACK, a systematized collection of ODE
+//! solvers" (1983), and L. Petzold, "Automatic selection of methods for solving stiff and nonstiff
+//! systems of ordinary differential equations", SIAM J. Sci. Stat. Comput. 4 (1983).
 
 // Numerical loops index several same-length vectors (and Nordsieck columns) at once.
 #![allow(clippy::needless_range_loop)]

@@ -26,11 +26,10 @@ fn rel(a: f64, b: f64) -> f64 {
 }
 
 // Reference numbers of the real ODEPACK DLSODAR (`dlsodar_` in libsiconos_externals.so of
-// Siconos 4.4.0), called from Python through ctypes exactly as /work/briefs/scripts/ed/
-// lsodar_sim.py does (Siconos' LsodarOSI settings: rtol = 10ε, atol = 100ε, itol = 1,
-// itask = 1, iopt = 0, jt = 2, lrw = 22 + neq·max(16, neq + 9) + 3·ng, liw = 20 + neq; istate = 1
-// on the first call, then the returned istate = 2), printing y, t with repr() and
-// NST = IWORK(11), NFE = IWORK(12), NQU = IWORK(14), HU = RWORK(11), TN = RWORK(13).
+// Siconos 4.4.0), called from Python through ctypes with Siconos' LsodarOSI settings (rtol = 10ε,
+// atol = 100ε, itol = 1, itask = 1, iopt = 0, jt = 2, lrw = 22 + neq·max(16, neq + 9) + 3·ng,
+// liw = 20 + neq; istate = 1 on the first call, then the returned istate = 2), printing y, t with
+// repr() and NST = IWORK(11), NFE = IWORK(12), NQU = IWORK(14), HU = RWORK(11), TN = RWORK(13).
 
 /// x'' = −9.81 from x = 1, v = 0, tout = 10, g = x: DLSODAR returns istate = 3 at
 /// t = 0.4515236409857305 with x = 0.0, v = -4.429446918070016 after NST = 14, NFE = 15,
@@ -192,10 +191,10 @@ fn typed_errors() {
     assert!(matches!(err, KernelError::InvalidOption { name: "g", .. }), "{err:?}");
 }
 
-/// Siconos 4.4's EventDriven + LsodarOSI algorithm for BouncingBallED (research report §2–§6,
-/// the brief's lsodar_sim.py): restart after every root, keep the history across TD events,
-/// TOL_ED-guarded g, 1×1 impact LCP, TD events merged within 100 ticks of 1e-16 s. Returns
-/// the rows (t, x, v, p1, p2, λ1, λ2) as BouncingBallED.ref lists them.
+/// Siconos 4.4's EventDriven + LsodarOSI algorithm for BouncingBallED: restart after every root,
+/// keep the history across TD events, TOL_ED-guarded g, 1×1 impact LCP, TD events merged within
+/// 100 ticks of 1e-16 s. Returns the rows (t, x, v, p1, p2, λ1, λ2) as BouncingBallED.ref lists
+/// them.
 fn bouncing_ball_ed_rows() -> Vec<[f64; 7]> {
     let eps = f64::EPSILON;
     let tol_ed = 1000.0 * (10.0 * eps);
@@ -294,9 +293,7 @@ fn bouncing_ball_ed_impact_times_match_the_reference() {
     }
     println!("BouncingBallED: {impacts} impacts, max |Δt_impact| = {worst_impact:e}, max |Δ| per column {worst_col:?}");
     assert_eq!(impacts, 44);
-    // Measured: 8.9e-16 in every nonzero column, the 15-digit rounding of the file (Siconos 4.4.0
-    // itself and lsodar_sim.py with the real DLSODAR show the same; our 1744 integrator calls
-    // were checked bit-identical to DLSODAR's: t, root flag, NST, NFE, NQU, HU, TN, x, v).
+    // The reference file holds 15 significant digits: the bound allows that rounding.
     assert!(worst_impact <= 2e-15, "impact times differ by {worst_impact:e}");
     assert!(worst_col.iter().all(|&d| d <= 2e-15), "max |Δ| per column {worst_col:?}");
 }

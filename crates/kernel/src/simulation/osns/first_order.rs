@@ -1,5 +1,6 @@
 //! The one-step problems of first-order systems at level 0 (Siconos' `LinearOSNS` with
-//! `EulerMoreauOSI`; seed `000_b50ea4bc6edb00b3.txt` lines 12-253, digest E7 and N1):
+//! `EulerMoreauOSI`; Siconos developer documentation, "OneStepNSProblem formalisation for
+//! several interactions", and Acary and Brogliato 2008, section 10.2):
 //! on every interaction (index set 0, in slot order),
 //!
 //! `y = M λ + q`, `M_αα = D_α + Σ_j (h C_α^j)(W_j⁻¹ (γ B_α^j))`,
@@ -10,12 +11,10 @@
 //! or MLCP is then solved and `λ[0]` stored in the interactions; for an MLCP the equality rows of
 //! all interactions are put first.
 
-use faer::Mat;
-
-use super::{OneStepNsProblem, Solver, solve_mlcp_equalities_first, zeroed_dense};
+use super::FirstOrderContribution;
+use super::{MatrixStorage, OneStepNsProblem, Solver, solve_mlcp_equalities_first};
 use crate::KernelError;
 use crate::model::{FirstOrderRelationKind, InteractionId, NonsmoothLaw, Nsds, Relation};
-use crate::simulation::osi::FirstOrderContribution;
 use nonsmooth_numerics::SolverReport;
 use nonsmooth_numerics::lcp::LcpProblem;
 use nonsmooth_numerics::matrix::NumericsMatrix;
@@ -37,12 +36,17 @@ impl OneStepNsProblem {
         if ids.is_empty() {
             return Ok(None);
         }
-        self.positions.clear();
-        let mut n = 0;
+        // The interactions' operators for the blocks `(h C_α^j)(W_j⁻¹ (γ B_β^j))`, with `D_α`.
+        let gamma = osi.block_gamma();
+        self.assembly.clear();
         for &id in ids {
-            self.positions.push(n);
-            n += nsds.interaction_ref(id).size;
+            let inter = nsds.interaction_ref(id);
+            let work = inter.first_order.as_ref().ok_or_else(|| {
+                KernelError::InvalidModel(format!("interaction {} is not a first-order interaction", id.index()))
+            })?;
+            self.assembly.push_first_order(inter, (&work.c, &work.b, &work.d), h_block, gamma);
         }
+        let n = self.assembly.size();
         self.last_size = n;
 
         let gamma_for_relation = osi.full_theta_gamma();
@@ -58,7 +62,7 @@ impl OneStepNsProblem {
         self.q.clear();
         self.q.resize(n, 0.0);
         for (k, &id) in ids.iter().enumerate() {
-            let pos = self.positions[k];
+            let pos = self.assembly.positions[k];
             let inter = nsds.interaction_mut(id);
             let m = inter.size;
             let work = inter.first_order.as_mut().expect("a first-order interaction");
@@ -111,7 +115,7 @@ impl OneStepNsProblem {
         let reuse = self.reusable(constant_operators, nsds.topology_version, ids);
         let matrix = match self.matrix.take() {
             Some(m) if reuse => m,
-            spare => NumericsMatrix::Dense(self.first_order_matrix(nsds, osi, ids, n, h_block, spare)),
+            spare => self.assembly.matrix(nsds, &|d, x| osi.solve_w(d, x), MatrixStorage::Dense, spare)?,
         };
         self.start_from(nsds, ids, 0, n);
 
@@ -172,104 +176,11 @@ impl OneStepNsProblem {
         };
         self.keep_matrix(matrix, ids, nsds.topology_version, constant_operators);
         for (k, &id) in ids.iter().enumerate() {
-            let pos = self.positions[k];
+            let pos = self.assembly.positions[k];
             let inter = nsds.interaction_mut(id);
             let m = inter.size;
             inter.lambda[0].copy_from_slice(&self.z[pos..pos + m]);
         }
         Ok(Some(report))
-    }
-
-    /// `M_αβ = δ_αβ D_α + Σ_j (h C_α^j)(W_j⁻¹ (γ B_β^j))`, dense.
-    fn first_order_matrix(
-        &self,
-        nsds: &Nsds,
-        osi: &dyn FirstOrderContribution,
-        ids: &[InteractionId],
-        n: usize,
-        h: f64,
-        spare: Option<NumericsMatrix>,
-    ) -> Mat<f64> {
-        // Siconos scales B by γ with `_useGamma` or `_useGammaForRelation`.
-        let gamma = osi.block_gamma();
-        // W_j⁻¹ (γ B_α^j), one column per component of λ_α, per interaction and system.
-        let right: Vec<Vec<Vec<f64>>> = ids
-            .iter()
-            .map(|&id| {
-                let inter = nsds.interaction_ref(id);
-                let work = inter.first_order.as_ref().expect("a first-order interaction");
-                let mut off = 0;
-                inter
-                    .ds
-                    .iter()
-                    .map(|&d| {
-                        let nj = osi.partial_state(d).len();
-                        let mut x = vec![0.0; nj * inter.size];
-                        for l in 0..inter.size {
-                            let col = &mut x[l * nj..(l + 1) * nj];
-                            for (c, xc) in col.iter_mut().enumerate() {
-                                let b = work.b[(off + c, l)];
-                                *xc = match gamma {
-                                    Some(g) => b * g,
-                                    None => b,
-                                };
-                            }
-                            osi.solve_w(d, col);
-                        }
-                        off += nj;
-                        x
-                    })
-                    .collect()
-            })
-            .collect();
-        let mut position = vec![usize::MAX; nsds.interaction_bound()];
-        for (k, &id) in ids.iter().enumerate() {
-            position[id.index()] = k;
-        }
-        let mut m = zeroed_dense(spare, n);
-        // (h C_α^j)(right_β^j) added into block (α, β).
-        let add_block = |m: &mut Mat<f64>, ka: usize, kb: usize, ja: usize, jb: usize| {
-            let (a, b) = (ids[ka], ids[kb]);
-            let ia = nsds.interaction_ref(a);
-            let ib = nsds.interaction_ref(b);
-            let wa = ia.first_order.as_ref().expect("a first-order interaction");
-            let off_a: usize = ia.ds[..ja].iter().map(|&d| osi.partial_state(d).len()).sum();
-            let x = &right[kb][jb];
-            let nj = x.len() / ib.size;
-            for i in 0..ia.size {
-                for l in 0..ib.size {
-                    let col = &x[l * nj..(l + 1) * nj];
-                    let mut s = 0.0;
-                    for (c, xc) in col.iter().enumerate() {
-                        s += (h * wa.c[(i, off_a + c)]) * xc;
-                    }
-                    m[(self.positions[ka] + i, self.positions[kb] + l)] += s;
-                }
-            }
-        };
-        for (ka, &a) in ids.iter().enumerate() {
-            let ia = nsds.interaction_ref(a);
-            let wa = ia.first_order.as_ref().expect("a first-order interaction");
-            let pa = self.positions[ka];
-            for i in 0..ia.size {
-                for l in 0..ia.size {
-                    m[(pa + i, pa + l)] = wa.d[(i, l)];
-                }
-            }
-            for ja in 0..ia.ds.len() {
-                add_block(&mut m, ka, ka, ja, ja);
-            }
-            for (b, d) in nsds.linked_interactions(a) {
-                let kb = position[b.index()];
-                if kb == usize::MAX {
-                    continue;
-                }
-                let ib = nsds.interaction_ref(b);
-                let ja = ia.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
-                let jb = ib.ds.iter().position(|&x| x == d).expect("shared system of a linked interaction");
-                add_block(&mut m, ka, kb, ja, jb);
-            }
-        }
-        m
     }
 }
