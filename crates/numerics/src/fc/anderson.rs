@@ -22,14 +22,14 @@ pub(crate) const RESTART_GROWTH: f64 = 1.5;
 
 /// The acceleration is switched off for the rest of a solve when `‖f‖` has not halved within
 /// this many sweeps (stagnation: on some FC3D problems of sphere piles the extrapolation cycles
-/// at an error of 1e-4–1e-3 while plain sweeps converge).
+/// near the usual tolerances while plain sweeps converge).
 pub(crate) const STALL_SWEEPS: usize = 50;
 
 /// Tikhonov term of the normal equations, relative to the trace of `ΔFᵀΔF`.
 const REGULARIZATION: f64 = 1e-10;
 
 /// Largest accepted history (each entry stores two vectors of the problem's size; on the pile
-/// problems memories 3 and 5 did as well as 10).
+/// problems a short history did as well as a long one).
 pub(crate) const MAX_MEMORY: usize = 8;
 
 /// The state of the acceleration over one solve (buffers reused from one solve to the next).
@@ -445,7 +445,7 @@ impl FirstPass<'_> {
         for (((&g, &f), (f_prev, g_prev)), (df, dg)) in entries {
             norm2 += f * f;
             // Read the row before writing slot `s` into it (a wide load right after a narrow
-            // store to the same bytes stalls store forwarding: measured 23% of this pass).
+            // store to the same bytes stalls store forwarding).
             let mut row_i = [0.0; K];
             row_i.copy_from_slice(&df[..K]);
             if let Some(s) = self.slot {

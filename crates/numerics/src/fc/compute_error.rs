@@ -55,9 +55,9 @@ impl<const D: usize> LocalFcProblem<D> {
     ///
     /// `D = 2` uses the same formula with `‖u_T‖ = |u_T|` and the same normalization: that is
     /// what Siconos 4.4.0's `fc2d_compute_error` (libsiconos_numerics 4.4.0+dfsg-2) returns,
-    /// measured through ctypes (an older source revision divided by `norm` alone). Non-finite
-    /// entries of `r` propagate into a NaN error (not an `Err`), so a diverged iterate is
-    /// reported as such by the caller.
+    /// checked by calling it through ctypes (an older source revision divided by `norm` alone).
+    /// Non-finite entries of `r` propagate into a NaN error (not an `Err`), so a diverged
+    /// iterate is reported as such by the caller.
     ///
     /// # Errors
     /// [`NumericsError::DimensionMismatch`] when `r` or `u` is not of length [`size`](Self::size).

@@ -1,12 +1,13 @@
 //! The 3D frictional contact problem with its Delassus operator in factored form,
 //! `W = H M⁻¹ Hᵀ`, and NSGS in body velocities on it.
 //!
-//! A one-step problem of a multibody system (seed `000_b50ea4bc6edb00b3.txt` lines 372-433,
-//! the Moreau–Jean `W_αβ = Σ_j H_α^j W_j⁻¹ (H_β^j)ᵀ`) couples two contacts whenever they touch a
-//! common body. In a dense granular packing a contact is coupled with about seven others, so the
-//! assembled `W` holds about seven 3×3 blocks per contact, and its memory outgrows the caches
-//! at a few thousand bodies. Here `W` is never formed: the problem keeps, per contact, the rows
-//! `H_c = [H_c^a | H_c^b]` of its one or two bodies and, per body, `M_b⁻¹` (diagonal or dense).
+//! A one-step problem of a multibody system (the Moreau–Jean `W_αβ = Σ_j H_α^j W_j⁻¹ (H_β^j)ᵀ`
+//! of the Siconos developer documentation, "OneStepNSProblem formalisation for several
+//! interactions") couples two contacts whenever they touch a common body. In a dense granular
+//! packing a contact is coupled with about seven others, so the assembled `W` holds about seven
+//! 3×3 blocks per contact, and its memory outgrows the caches at a few thousand bodies. Here
+//! `W` is never formed: the problem keeps, per contact, the rows `H_c = [H_c^a | H_c^b]` of its
+//! one or two bodies and, per body, `M_b⁻¹` (diagonal or dense).
 //!
 //! [`FactoredNsgsSolver`] runs the NSGS of [`super::nsgs::NsgsSolver`] on it with the body
 //! velocities `w = M⁻¹ Hᵀ r` as state (the "velocity form" of projected Gauss–Seidel that
@@ -30,13 +31,10 @@ use super::spin::SpinWorker;
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, all_finite, norm2};
 use crate::{NumericsError, SolverReport, SolverStatus};
 
-/// The factored NSGS sweeps in halves from this many contacts on (chosen when each sweep went
-/// through a rayon join, about 0.1 ms on the 2-core benchmark machine). The assembled NSGS's
-/// 4096 was measured with the helper thread over pile seeds (`mechanics-pile --parallel --seed
-/// K`): faster on 3000 spheres (seeds 1–4, solve 17.8–19.2 against 24.1–35.7 ms per step),
-/// mixed on 5000 (seeds 1–3, 79–84 against 85–87 ms per step), but on 20000 spheres every
-/// trajectory tried came out harder (seed 1: 549 against 480 sweeps per step and 4 of 200
-/// steps at the sweep cap against 0; seed 42: 570 against 533 and 3 against 0), so 8192 stays.
+/// The factored NSGS sweeps in halves from this many contacts on. The assembled NSGS's lower
+/// threshold was faster on mid-sized sphere piles, but on the largest ones the split order
+/// needed more sweeps and reached the sweep cap on some steps, so the factored solver keeps
+/// this one (figures in `docs/performance-notes.md`).
 const FACTORED_HALVES_MIN_CONTACTS: usize = 8192;
 
 /// Marks the absent second body of a contact with one body.

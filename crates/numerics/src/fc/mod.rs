@@ -2,10 +2,14 @@
 //! `numerics/src/FrictionContact`): `u = W r + q` with one Coulomb cone per contact.
 //!
 //! [`LocalFcProblem`] is generic over the contact dimension `D` (2 or 3); use the aliases
-//! [`Fc2dProblem`] and [`Fc3dProblem`]. Here so far: the problems, their error measure
-//! ([`LocalFcProblem::compute_error`], Siconos 4.4's `fc3d_compute_error` / `fc2d_compute_error`)
-//! and the projection on the Coulomb cone; the solvers come with issue 3. The global form
-//! (`M v = q + H r`) is in [`crate::gfc`].
+//! [`Fc2dProblem`] and [`Fc3dProblem`]. Here: the problems, their error measure
+//! ([`LocalFcProblem::compute_error`], Siconos 4.4's `fc3d_compute_error` / `fc2d_compute_error`),
+//! the projection on the Coulomb cone, and the solvers: the one-contact FC3D solvers of
+//! [`local`], NSGS ([`nsgs`], and [`factored`] on a Delassus operator kept as `H M⁻¹ Hᵀ`), the
+//! nonsmooth Newton method [`nsn_ac`], the proximal point method [`prox`], and for FC2D
+//! [`nsgs2d`], Siconos' dense NSGS ([`Fc2dNsgsDenseSolver`]) and Lemke on the LCP
+//! reformulation ([`fc2d_lcp`]); [`Fc3dMethod`] chooses an FC3D solver at run time. The global
+//! form (`M v = q + H r`) is in [`crate::gfc`].
 
 mod anderson;
 pub mod colouring;

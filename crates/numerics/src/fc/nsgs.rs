@@ -1,6 +1,7 @@
 //! Nonsmooth Gauss–Seidel (NSGS) over the contacts of a 3D frictional contact problem
-//! (Siconos `fc3d_nsgs`, `numerics/src/FrictionContact/fc3d_nsgs.c`; seed
-//! `000_b50ea4bc6edb00b3.txt` lines 6285-6518 for the one-contact problem each step solves).
+//! (Siconos `fc3d_nsgs`, `numerics/src/FrictionContact/fc3d_nsgs.c`; M. Jean, "The non-smooth
+//! contact dynamics method", Comput. Methods Appl. Mech. Engrg. 177, 1999; for the one-contact
+//! problem each step solves, the Siconos developer documentation, "Quartic Formulation").
 //!
 //! Integration tests: `tests/it/fc_nsgs.rs`.
 
@@ -75,18 +76,18 @@ pub enum NsgsSchedule {
     /// Two halves and a separator: the contacts are split in natural order into a first part
     /// `A`, the contacts after it coupled with `A` (the separator `S`), and the rest `B`, which is
     /// not coupled with `A` (`A` ends at `(nc − s) / 2`, with `s` the size of the separator of
-    /// the split at `nc / 2`, so that `A` and `B` are about as large). A sweep updates `A` and `B` at the same time (`B` on a
-    /// worker thread that lives for the solve and spins between sweeps, when rayon's current pool
-    /// has at least 2 threads; each part in natural order), then `S` in natural order: a
-    /// Gauss–Seidel sweep in the order `A, B, S`, the same numbers for every thread count, with a
-    /// single parallel step per sweep. With Anderson acceleration its two passes over the
-    /// vectors run on the parts as well (`B`'s on the worker, which keeps `B`'s history; the
-    /// first-pass sums are added in the order `A, B, S`): on an FC3D problem of the 5000-sphere
-    /// pile (9884 contacts, memory 3) a solve took 60 ms in halves on 2 threads against 121 ms
-    /// sequentially, in 160 and 165 sweeps. It keeps the caller's order within each part (e.g. top-down in a pile ordered by
-    /// height, where `S` is a layer at mid-height). For sparse-block `W` with 3×3 blocks, without
-    /// shuffling (otherwise the colour schedule), from 4096 contacts on; smaller problems and
-    /// other storages are swept sequentially in natural order.
+    /// the split at `nc / 2`, so that `A` and `B` are about as large). A sweep updates `A` and
+    /// `B` at the same time (`B` on a worker thread that lives for the solve and spins between
+    /// sweeps, when rayon's current pool has at least 2 threads; each part in natural order),
+    /// then `S` in natural order: a Gauss–Seidel sweep in the order `A, B, S`, the same numbers
+    /// for every thread count, with a single parallel step per sweep. With Anderson
+    /// acceleration its two passes over the vectors run on the parts as well (`B`'s on the
+    /// worker, which keeps `B`'s history; the first-pass sums are added in the order
+    /// `A, B, S`). It keeps the caller's order within
+    /// each part (e.g. top-down in a pile ordered by height, where `S` is a layer at
+    /// mid-height). For sparse-block `W` with 3×3 blocks, without shuffling (otherwise the
+    /// colour schedule), from 4096 contacts on; smaller problems and other storages are swept
+    /// sequentially in natural order.
     Halves,
 }
 
@@ -108,10 +109,9 @@ pub struct NsgsOptions {
     /// internal solver cap; not used by [`NsgsLocalSolver::Quartic`]). At least 1.
     pub local_max_iterations: usize,
     /// Relaxation `ω ∈ (0, 2)`: `r_c ← ω r_c^local + (1 − ω) r_c` (default: 1, no relaxation).
-    /// `ω < 1` under-relaxes; `ω > 1` over-relaxes (SOR): on piles, where the weight has to travel
-    /// through many contacts, `ω = 1.6` cut the sweeps to reach 1e-4 by 3.5× on problems of the
-    /// sphere pile, but convergence is no longer guaranteed for every problem (ω = 1.8 diverged on
-    /// one of them).
+    /// `ω < 1` under-relaxes; `ω > 1` over-relaxes (SOR), which pays on piles, where the weight
+    /// has to travel through many contacts, but convergence is then no longer guaranteed for
+    /// every problem (too large an `ω` diverges on some pile problems).
     pub relaxation: f64,
     /// Which error is evaluated when (default: [`NsgsErrorEvaluation::Full`]: the stopping test
     /// is then exactly the reported residual, and the sweep counts compare with Siconos'
@@ -140,10 +140,8 @@ pub struct NsgsOptions {
     pub schedule: NsgsSchedule,
     /// With `parallel`, colours with fewer contacts than this are updated sequentially, where
     /// rayon's scheduling would cost more than it saves; the numbers are the same either way
-    /// (default: 1024). One contact update costs about 0.1–0.5 µs: on the Capsules files
-    /// (7 colours of 30–75 contacts) going through rayon with 2 threads made the sweeps about
-    /// 1.3 times slower, so only colours of many hundreds of contacts gain. 0 and 1 mean every
-    /// colour goes through rayon.
+    /// (default: 1024). A contact update is short next to rayon's scheduling cost, so only
+    /// colours of many hundreds of contacts gain. 0 and 1 mean every colour goes through rayon.
     pub parallel_min_colour_size: usize,
     /// Anderson acceleration of the sweeps with this history length `m` (default: 0, off; at
     /// most 8). After each sweep `g_k = G(x_k)` the next iterate is `g_k − ΔG γ`,
@@ -151,22 +149,18 @@ pub struct NsgsOptions {
     /// (Walker–Ni type II, see `fc/anderson.rs`), projected on the cones, with a restart when
     /// `‖f‖` grows by more than 1.5 in one sweep, and switched off for the rest of the solve
     /// when `‖f‖` has not halved in 50 sweeps (on a few pile problems the extrapolation
-    /// stagnates at 1e-4–1e-3 where plain sweeps converge). The stopping tests are those of
+    /// stagnates where plain sweeps converge). The stopping tests are those of
     /// [`NsgsErrorEvaluation`], applied to the sweep's output `g_k` (which is what is returned).
-    /// Not in Siconos. On an FC3D problem of a collapsing 5000-sphere pile (9884 contacts),
-    /// `m = 3` reached 1e-4 in 165 sweeps with `ω = 1.5` and 153 with `ω = 1`, instead of 418
-    /// (`ω = 1.5`) and 870 (`ω = 1`) unaccelerated; on a 40-sphere column, 204 sweeps instead of
-    /// 10 700 (tests/it/fc_nsgs.rs). It stores `2m + 3` vectors of the problem's size (one more
-    /// with [`NsgsOptions::anderson_period`] above 1) and reads them in two passes per
-    /// extrapolation (about 0.6 of a sweep's cost on the pile).
+    /// Not in Siconos. On the sphere piles it cuts the sweeps severalfold, with or without
+    /// over-relaxation (`tests/it/fc_nsgs.rs` checks the gain on a column of spheres). It stores
+    /// `2m + 3` vectors of the problem's size (one more with [`NsgsOptions::anderson_period`]
+    /// above 1) and reads them in two passes per extrapolation, a fraction of a sweep's cost.
     pub anderson_memory: usize,
     /// With Anderson acceleration, extrapolate every this many sweeps (default: 1, after each
     /// sweep): the acceleration then works on the map `G^p` of `p` sweeps, with `f` the sum of
     /// their increments, and its two passes (and the stall count of 50, counted in
-    /// extrapolations) come once per `p` sweeps. At least 1. Measured on the sphere piles of the
-    /// mechanics report (`ω = 1.5`, `m = 3`): with `p = 2`, the 5000-sphere pile took 164 sweeps
-    /// per step instead of 181 (steps 300–500), and a 40 295-contact problem of the deep
-    /// 20000-sphere pile 960 instead of 1185; `p = 3` and `p = 4` did no better than 2.
+    /// extrapolations) come once per `p` sweeps. At least 1. The scenes of the mechanics crate
+    /// use `p = 2`, which took fewer sweeps than 1, 3 or 4 on their sphere piles.
     pub anderson_period: usize,
 }
 
@@ -277,11 +271,9 @@ impl NsgsOptions {
 }
 
 /// [`NsgsSchedule::Halves`] sweeps in parallel from this many contacts on, and sequentially
-/// (in natural order) below. Measured on the sphere piles of the mechanics report (2 cores),
-/// with part `B` on a persistent worker thread (a rayon join costs about 0.1 ms there, more
-/// than a sweep of 2700 contacts): the 1000-sphere pile (2700 contacts, `W` within the L2
-/// cache) took as long per sweep in halves as sequentially (75 µs), and needed a few more
-/// sweeps; the 5000-sphere pile (7000–14 000 contacts) stepped 1.56× faster.
+/// (in natural order) below: on smaller problems (whose `W` fits in a core's L2 cache) a sweep
+/// in halves took as long as a sequential one and the split order needed a few more sweeps;
+/// larger problems gain (figures in `docs/performance-notes.md`).
 pub(crate) const HALVES_MIN_CONTACTS: usize = 4096;
 
 /// Parallel NSGS renumbers the contacts colour by colour (see [`NsgsOptions::parallel`]) from
@@ -666,12 +658,12 @@ impl NsgsSolver {
 
     /// The parallel sweep on a copy of the problem whose contacts are renumbered colour by
     /// colour, so that each colour class is a contiguous range of `W`'s block rows, `q`, `μ` and
-    /// `r` (the sweeps then stream through memory instead of striding across it: measured 2×
-    /// faster per sweep on a 95 000-contact lattice). The sweep order and the arithmetic of each
-    /// contact update are those of [`NsgsSolver::solve_impl`] in colour order; the stopping test
-    /// is evaluated on the renumbered copy, and the returned `r`, `u` and residual on the
-    /// original problem (a copy's error differs from the original's only by the order of the
-    /// sums; if that puts it above the tolerance, the sweeps resume with a halved tolerance).
+    /// `r` (the sweeps then stream through memory instead of striding across it). The sweep
+    /// order and the arithmetic of each contact update are those of [`NsgsSolver::solve_impl`]
+    /// in colour order; the stopping test is evaluated on the renumbered copy, and the returned
+    /// `r`, `u` and residual on the original problem (a copy's error differs from the
+    /// original's only by the order of the sums; if that puts it above the tolerance, the sweeps
+    /// resume with a halved tolerance).
     fn solve_renumbered(
         &mut self,
         problem: &Fc3dProblem,
@@ -1028,9 +1020,9 @@ struct HalvesJob {
 
 /// Part `B` of the halves schedule (contacts `na..na + nb`), run by a thread that lives for
 /// the solve and spins between its tasks (the solve's sweeps follow each other within
-/// microseconds, where a sleeping rayon worker takes about 0.1 ms to wake on the benchmark
-/// machine), or inline on the calling thread when rayon's pool has one thread: the same
-/// operations in the same order either way.
+/// microseconds, much sooner than a sleeping rayon worker wakes), or inline on the
+/// calling thread when rayon's pool has one thread: the same operations in the same order
+/// either way.
 ///
 /// A sweep: the main thread copies the separator's reactions into the job and bumps `epoch`;
 /// the worker sweeps `B` (and runs the first Anderson pass on `B`) while the main thread sweeps
@@ -1254,10 +1246,6 @@ fn record_update(new: &[f64; 3], rc: &mut [f64], delta: Option<&mut [f64]>) -> f
     increment
 }
 
-/// One sweep colour by colour (colours in `order`): the contacts of a colour are solved from the
-/// same `r` (in parallel when the colour has at least `min_parallel` contacts) and then written
-/// back in class order, so the increments are summed in an order that does not depend on the
-/// threads.
 /// [`Fc3dProblem::compute_error`] with the velocity `u = W r + q` and the per-contact terms
 /// computed in parallel (rayon, one task per contact block row) and summed sequentially in
 /// contact order, so the value does not depend on the thread count. For a `W` stored with one
@@ -1328,6 +1316,10 @@ fn permute_contacts(w: &NumericsMatrix, perm: &[usize], inverse: &[usize]) -> Re
     )))
 }
 
+/// One sweep colour by colour (colours in `order`): the contacts of a colour are solved from the
+/// same `r` (in parallel when the colour has at least `min_parallel` contacts) and then written
+/// back in class order, so the increments are summed in an order that does not depend on the
+/// threads.
 fn coloured_sweep(
     sweep: &Sweep<'_>,
     order: &[usize],

@@ -1,8 +1,8 @@
 //! Siconos 4.4's `fc2d_nsgs_dense` (`numerics/src/FrictionContact/fc2d_nsgs.c`), reproduced
 //! operation by operation: the FC2D solver the Siconos kernel's `FrictionContact(2)` calls at
-//! each time step (dense storage, `fc2d_driver` → `fc2d_nsgs_dense`). Seed: 004
-//! (`004_92d6a38d23055e78.txt`, lines 124–140, "Non smooth solvers": NLGS with a tolerance, default
-//! 1e-4, and a sweep cap); the operations themselves are those of `fc2d_nsgs.c` (4.4).
+//! each time step (dense storage, `fc2d_driver` → `fc2d_nsgs_dense`). The Siconos kernel
+//! documentation, "Non smooth solvers": NLGS with a tolerance, default 1e-4, and a sweep cap;
+//! the operations themselves are those of `fc2d_nsgs.c` (4.4).
 //!
 //! It differs from [`super::nsgs2d::Nsgs2dSolver`] on purpose: zero start, a sequential
 //! stick → slip+ → slip− local solve, absolute singularity thresholds and Siconos' own stopping
@@ -191,9 +191,10 @@ enum Local {
 }
 
 /// Siconos 4.4's `fc2d_nsgs_dense` (`numerics/src/FrictionContact/fc2d_nsgs.c`), the FC2D
-/// solver of the kernel's `FrictionContact(2)`; seed 004 lines 124–140 ("Non smooth solvers"). Solves
-/// `u = W r + q` with Coulomb's law per contact `c`: `|r_T| ≤ μ r_N`, `0 ≤ r_N ⊥ u_N ≥ 0`,
-/// `u_T = 0` inside the cone and `r_T = ∓μ r_N` when sliding with `u_T ≷ 0`.
+/// solver of the kernel's `FrictionContact(2)` (the Siconos kernel documentation, "Non smooth
+/// solvers"). Solves `u = W r + q` with Coulomb's law per contact `c`: `|r_T| ≤ μ r_N`,
+/// `0 ≤ r_N ⊥ u_N ≥ 0`, `u_T = 0` inside the cone and `r_T = ∓μ r_N` when sliding with
+/// `u_T ≷ 0`.
 ///
 /// **Zero start**: `r` and `u` are set to zero at entry; the incoming `r` is ignored (as in
 /// Siconos, which has no warm start here).

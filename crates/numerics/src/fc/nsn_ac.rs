@@ -1,8 +1,10 @@
 //! Nonsmooth (semismooth) Newton method on the Alart–Curnier function of the whole FC3D problem
 //! (Siconos `fc3d_nonsmooth_Newton_AlartCurnier`, solver id 504,
 //! `numerics/src/FrictionContact/fc3d_nonsmooth_Newton_solvers.c` and
-//! `fc3d_AlartCurnier_functions.c`; seed `000_b50ea4bc6edb00b3.txt` lines 6519-6833 for the
-//! function, its generalized Jacobian and the global formulation).
+//! `fc3d_AlartCurnier_functions.c`). The function, its generalized Jacobian and the global
+//! formulation: P. Alart, A. Curnier, "A mixed formulation for frictional contact problems prone
+//! to Newton like solution methods", Comput. Methods Appl. Mech. Engrg. 92, 1991, and the Siconos
+//! developer documentation, "Alart–Curnier Formulation".
 //!
 //! Integration tests: `tests/it/fc_nsn_ac.rs`.
 
@@ -172,9 +174,10 @@ impl NsnAcOptions {
 
 /// The Alart–Curnier function of one contact in the variables `(u, r)` taken as independent,
 /// with its generalized Jacobian split in two blocks (Siconos `fc3d_AlartCurnierFunctionGenerated`,
-/// `numerics/src/FrictionContact/fc3d_AlartCurnier_functions.c`; seed `000_b50ea4bc6edb00b3.txt`
-/// lines 6519-6833): returns `(Φ, A, B)` with `A = ∂Φ/∂u`, `B = ∂Φ/∂r` (row-major), so that the
-/// Jacobian through `u = W r + q` is `A W + B`, the matrix
+/// `numerics/src/FrictionContact/fc3d_AlartCurnier_functions.c`; Alart & Curnier 1991; the
+/// Siconos developer documentation, "Alart–Curnier Formulation"): returns `(Φ, A, B)` with
+/// `A = ∂Φ/∂u`, `B = ∂Φ/∂r` (row-major), so that the Jacobian through `u = W r + q` is
+/// `A W + B`, the matrix
 /// [`alart_curnier_function`](super::local::alart_curnier_function) returns.
 ///
 /// With `d = r_N − ρ_N u_N`, `R = μ max(0, d)`, `z = r_T − ρ_T u_T`:
@@ -183,8 +186,8 @@ impl NsnAcOptions {
 /// * sticking `‖z‖ ≤ R` (including `z = 0, R = 0`): `Φ_T = ρ_T u_T`, `A_T = ρ_T E_T`, `B_T = 0`;
 /// * sliding `‖z‖ > R`, with `s = R/‖z‖`, `ẑ = z/‖z‖`, `P = I − ẑẑᵀ`: `Φ_T = r_T − R ẑ`,
 ///   `A_T = s ρ_T P E_T + μ ρ_N ẑ e_Nᵀ [d > 0]`, `B_T = E_T − s P E_T − μ ẑ e_Nᵀ [d > 0]`.
-///   The seed's cases "not taken into account", `d ≤ 0` with `z ≠ 0`, are the sliding rows
-///   with `R = 0`: `A_T = 0`, `B_T = E_T`.
+///   The cases the Siconos documentation leaves "not taken into account", `d ≤ 0` with `z ≠ 0`,
+///   are the sliding rows with `R = 0`: `A_T = 0`, `B_T = E_T`.
 ///
 /// `E_T` selects the tangential components. The boundary cases `d = 0` and `‖z‖ = R` take the
 /// take-off and sticking branches, both elements of the generalized Jacobian.
@@ -426,8 +429,8 @@ pub(crate) struct Shifted<'a> {
 /// The equation is `Φ(r) = 0`, `Φ` stacking the one-contact Alart–Curnier functions
 /// ([`alart_curnier_function`](super::local::alart_curnier_function)) at `u = W r + q` with
 /// per-contact `ρ` ([`NsnRhoStrategy`]). Each iteration computes `Φ` and the block-diagonal
-/// `A = ∂Φ/∂u`, `B = ∂Φ/∂r` (all cases of the generalized Jacobian, see seed
-/// `000_b50ea4bc6edb00b3.txt` lines 6519-6833), forms `J = A W + B` (Siconos
+/// `A = ∂Φ/∂u`, `B = ∂Φ/∂r` (all cases of the generalized Jacobian, see the Siconos developer
+/// documentation, "Alart–Curnier Formulation"), forms `J = A W + B` (Siconos
 /// `fc3d_nonsmooth_Newton_computeAWpB`) and solves `(J + ε s I) Δ = −Φ`
 /// (`ε` = [`NsnAcOptions::regularization`], `s = max(1, max|J_ii|)`; the shift stands in for
 /// the null-pivot handling of Siconos' MUMPS on singular `J`):
@@ -888,8 +891,8 @@ fn solve_dense(
 }
 
 /// Below this size the dense Newton systems are solved by [`small_lu_solve`]: faer's blocked LU
-/// pays a fixed setup cost that dominates for a few contacts (measured with callgrind on
-/// Rover1039, 12 unknowns: about 12 000 instructions per factorization against about 2 000).
+/// pays a fixed setup cost that dominates for a few contacts (instruction counts in
+/// `docs/performance-notes.md`).
 const SMALL_DENSE: usize = 48;
 
 /// Solves `J x = rhs` in place (`rhs` overwritten, `J` overwritten by its LU factors) by Gaussian

@@ -12,8 +12,11 @@ use crate::{NumericsError, SolverReport, SolverStatus};
 /// `u = W r + q`, and for each contact `α` (components `α·D .. α·D + D`, the normal one first):
 /// `K_α ∋ r_α ⊥ û_α ∈ K_α*`, where `K_α = { r : ‖r_T‖ ≤ μ_α r_N }` is the Coulomb cone,
 /// `K_α*` its dual cone and `û_α = u_α + (μ_α ‖u_{α,T}‖, 0, …)` the modified velocity of
-/// De Saxcé (seed `002_7dac793cf693758e.txt`, Coulomb friction as a cone complementarity;
-/// seed `000_b50ea4bc6edb00b3.txt` lines 6285-6518 for the 3D local problem).
+/// De Saxcé (G. De Saxcé, Z.-Q. Feng, "New inequality and functional for contact with
+/// friction: the implicit standard material approach", Mech. Struct. Mach. 19, 1991; Coulomb
+/// friction as a cone complementarity as in Acary & Brogliato, "Numerical Methods for Nonsmooth
+/// Dynamical Systems", Springer 2008; the 3D local problem as in the Siconos developer
+/// documentation, "Quartic Formulation").
 ///
 /// `D = 2` is the planar problem (one tangential component), `D = 3` the spatial one; use the
 /// aliases [`Fc2dProblem`] and [`Fc3dProblem`]. The problem owns its data.

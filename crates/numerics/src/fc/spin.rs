@@ -1,7 +1,7 @@
 //! A helper thread that lives for one solve and spins between its tasks, for the two-halves
 //! schedules of NSGS ([`super::nsgs::NsgsSchedule::Halves`], on the assembled `W` and on the
-//! factored operator): the solve's sweeps follow each other within microseconds, where a
-//! sleeping rayon worker takes about 0.1 ms to wake on the benchmark machine.
+//! factored operator): the solve's sweeps follow each other within microseconds, much sooner
+//! than a sleeping rayon worker wakes.
 //!
 //! The task's state `J` sits behind a mutex. The calling thread fills it and starts a task
 //! ([`SpinWorker::start`]), does its own share, then waits for the task and reads the state

@@ -3,8 +3,10 @@
 //! `gfc3d_solvers_wr.c`, and `globalFrictionContact_computeGlobalVelocity`).
 //!
 //! From `M v = q + H r` with `M` invertible, `v = M⁻¹ (q + H r)`, so `u = Hᵀ v + b = W r + q_loc`
-//! with the Delassus matrix `W = Hᵀ M⁻¹ H` and `q_loc = Hᵀ M⁻¹ q + b` (seed
-//! `000_b50ea4bc6edb00b3.txt`, lines 6519-6833, global formulation and its reduction).
+//! with the Delassus matrix `W = Hᵀ M⁻¹ H` and `q_loc = Hᵀ M⁻¹ q + b` (the global formulation
+//! and its reduction to local variables: the Siconos developer documentation, "Alart–Curnier
+//! Formulation"; Acary & Brogliato, "Numerical Methods for Nonsmooth Dynamical Systems",
+//! Springer 2008).
 
 #![allow(non_snake_case)]
 

@@ -14,8 +14,8 @@ use crate::matrix::NumericsMatrix;
 /// `M v = q + H r`, `u = Hᵀ v + b`, and for each contact `α`: `K_α ∋ r_α ⊥ û_α ∈ K_α*`,
 ///
 /// where `K_α = { r : ‖r_T‖ ≤ μ_α r_N }` and `û_α = u_α + (μ_α ‖u_{α,T}‖, 0, …)` (De Saxcé's
-/// modified velocity; seed `000_b50ea4bc6edb00b3.txt` lines 6519-6833 for the global
-/// Alart–Curnier formulation). `M` is `n × n`, `H` is `n × D·nc`. Eliminating `v` gives the
+/// modified velocity; the Siconos developer documentation, "Alart–Curnier Formulation", for
+/// the global formulation). `M` is `n × n`, `H` is `n × D·nc`. Eliminating `v` gives the
 /// local problem [`crate::fc::LocalFcProblem`] with `W = Hᵀ M⁻¹ H` and `q_loc = Hᵀ M⁻¹ q + b`.
 ///
 /// A problem with no contact (`nc = 0`) is admitted: Siconos' collection holds such snapshots

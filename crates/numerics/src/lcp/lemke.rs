@@ -1,6 +1,8 @@
 //! Lexicographic Lemke pivoting for the LCP (Siconos `lcp_lexicolemke`,
-//! numerics/src/LCP/lcp_lexicolemke.c; "LexicoLemke" in seed `004_92d6a38d23055e78.txt`,
-//! lines 124-127, "Non smooth solvers").
+//! numerics/src/LCP/lcp_lexicolemke.c, "LexicoLemke" in the Siconos kernel documentation's
+//! "Non smooth solvers"; C. E. Lemke, "Bimatrix equilibrium points and mathematical
+//! programming", Management Science 11, 1965; K. G. Murty, "Linear Complementarity, Linear and
+//! Nonlinear Programming", 1988, for the lexicographic rule).
 //!
 //! # The method
 //! Lemke's complementary pivoting works on the augmented system
@@ -68,11 +70,9 @@
 //!   computed in twice the working precision (compensated products and sums), which gives the
 //!   correctly rounded basic solution even for an ill-conditioned final basis.
 //!
-//! Measured on exactly feasible, highly degenerate integer PSD problems (the families of
-//! tests/it/lcp_pivoting.rs): every one of 300 000 with n ≤ 30 and of 11 000 with n in 31..=200
-//! is solved (before the refactorization: 116 failures in 300 000, and 2 119 in 11 000), and
-//! the pivot counts equal those of an exact rational lexicographic Lemke on all 2 860
-//! non-trivial problems checked (n ≤ 30).
+//! The refactorization is what solves the exactly feasible, highly degenerate integer PSD
+//! families of `tests/it/lcp_pivoting.rs`, with the pivot counts of an exact rational
+//! lexicographic Lemke (figures in `docs/performance-notes.md`).
 
 use super::{LcpProblem, LcpSolver};
 use faer::traits::pulp::{Arch, Simd, WithSimd};
@@ -116,11 +116,9 @@ pub struct LemkeOptions {
     /// Periodic refactorization: after this many pivots without one, the basis is refactorized
     /// before the next ratio test (see the module documentation). `0` disables it; the other
     /// triggers (doubtful ratio tests, small pivots, a final residual above the tolerance)
-    /// stay active. Measured: with those triggers every problem of the degenerate test families
-    /// is solved without a period (and a period of 10 or 50 changes nothing there), while on
-    /// the benchmark family (`M = AᵀA + 0.1 I`, n = 1000, 534 pivots) a period of 200 costs
-    /// 70 % more time and a period of 100 three times the time (a refactorization costs about
-    /// as much as `k` pivots, `k` the number of basic `z`); hence the default (default: `0`).
+    /// stay active. Those triggers alone solve the degenerate test families, while a period
+    /// makes large problems markedly slower (a refactorization costs about as much as `k`
+    /// pivots, `k` the number of basic `z`); hence the default (default: `0`).
     pub refactorization_interval: usize,
     /// Pivot growth that makes the basis refactorized: when the chosen pivot `d_r` has
     /// `‖d‖∞ / d_r` above it, the ratio test is redone after a refactorization, and the basis

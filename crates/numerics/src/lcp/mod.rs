@@ -1,6 +1,7 @@
 //! Linear complementarity problems `w = M z + q, 0 ≤ z ⊥ w ≥ 0` and their solvers.
 //!
-//! Solvers (seed `004_92d6a38d23055e78.txt`, "Non smooth solvers"; Siconos `numerics/src/LCP`):
+//! Solvers (the Siconos kernel documentation, "Non smooth solvers"; Siconos
+//! `numerics/src/LCP`):
 //! - [`LemkeSolver`]: lexicographic Lemke pivoting (Siconos `lcp_lexicolemke`);
 //! - [`PgsSolver`]: projected Gauss–Seidel with relaxation, i.e. PGS/NLGS and PSOR (`lcp_pgs`, `lcp_psor`);
 //! - [`EnumSolver`]: enumeration of the complementary index sets, for small `n` (`lcp_enum`);

@@ -3,8 +3,10 @@
 //!
 //! Siconos `numerics/src/LCP/lcp_newton_FB.c` (`SICONOS_LCP_NEWTON_FB_FBLSA`, driven by
 //! `numerics/src/tools/Newton_methods.c` `newton_LSA`, Jacobian in `FischerBurmeister.c`
-//! `Jac_F_FB`) and `lcp_newton_min.c` (`SICONOS_LCP_NEWTONMIN`); seed `002_7dac793cf693758e.txt`,
-//! lines 406-411 (generalised Newton methods for the one-step problems).
+//! `Jac_F_FB`) and `lcp_newton_min.c` (`SICONOS_LCP_NEWTONMIN`); V. Acary, "Méthodes numériques
+//! pour la simulation des systèmes multi-corps en présence de contact, de frottement et
+//! d'impacts", JNRR'09, 2009 (HAL inria-00425090), on generalised Newton methods for the
+//! one-step problems.
 //!
 //! References: T. De Luca, F. Facchinei, C. Kanzow, "A semismooth equation approach to the
 //! solution of nonlinear complementarity problems", Math. Programming 75 (1996) 407-439

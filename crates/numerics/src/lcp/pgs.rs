@@ -1,7 +1,9 @@
 //! Projected Gauss–Seidel (PGS, also called NLGS) with relaxation (PSOR) for the LCP.
 //!
-//! Seed `004_92d6a38d23055e78.txt`, lines 122-140 ("Non smooth solvers": NLGS with a tolerance
-//! and an iteration cap); Siconos `numerics/src/LCP/lcp_pgs.c`, `lcp_psor.c`, `lcp_nsgs_SBM.c`.
+//! The Siconos kernel documentation, "Non smooth solvers" (NLGS with a tolerance and an
+//! iteration cap); Siconos `numerics/src/LCP/lcp_pgs.c`, `lcp_psor.c`, `lcp_nsgs_SBM.c`;
+//! K. G. Murty, "Linear Complementarity, Linear and Nonlinear Programming", 1988, for the
+//! method.
 
 use faer::Mat;
 
@@ -39,11 +41,10 @@ impl PgsOptions {
     /// Siconos' `lcp_psor` stores `dparam[SICONOS_LCP_DPARAM_RHO] = 0.1` but never uses it (its
     /// sweep is plain Gauss–Seidel, ω = 1, and it prints "omega is not used"), so there is no
     /// Siconos value to reproduce. `1.2` is a mild over-relaxation, inside the convergence range
-    /// `(0, 2)` for symmetric positive definite `M`. Measured sweeps to 1e-10 from `z = 0` on
-    /// `M = AᵀA + 0.1 I`, `n = 50, 200, 1000`: with `A` standard normal, 189, 101, 108 at ω = 1
-    /// and 108, 60, 68 at ω = 1.2; with `A` uniform in `[0, 1)` (a dominant rank-one part),
-    /// 48, 105, 562 at ω = 1 and 43, 130, 795 at ω = 1.2. Over-relaxation is thus not uniformly
-    /// better: plain PGS stays the default.
+    /// `(0, 2)` for symmetric positive definite `M`. On random `M = AᵀA + 0.1 I` it saves
+    /// sweeps when `A` is standard normal but costs sweeps on the larger problems whose `A` has
+    /// a dominant rank-one part: over-relaxation is not uniformly better, so plain PGS stays the
+    /// default (figures in `docs/performance-notes.md`).
     pub const PSOR_RELAXATION: f64 = 1.2;
 
     /// Options of projected successive over-relaxation (Siconos `SICONOS_LCP_PSOR`): the

@@ -12,7 +12,7 @@ use crate::matrix::NumericsMatrix;
 /// the normal cone of the box `[lb, ub]` at `z`. Componentwise: `lb_i ≤ z_i ≤ ub_i`, and
 /// `z_i = lb_i ⇒ w_i ≥ 0`, `z_i = ub_i ⇒ w_i ≤ 0`, `lb_i < z_i < ub_i ⇒ w_i = 0`
 /// (a box-constrained variational inequality; with `lb = −1`, `ub = 1` it models ideal relays,
-/// seed `002_7dac793cf693758e.txt`).
+/// see Acary & Brogliato, "Numerical Methods for Nonsmooth Dynamical Systems", Springer 2008).
 #[derive(Clone, Debug)]
 pub struct RelayProblem {
     m: NumericsMatrix,

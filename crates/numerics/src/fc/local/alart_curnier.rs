@@ -1,5 +1,7 @@
-//! Semismooth Newton method on the Alart–Curnier function of one contact (seed
-//! `000_b50ea4bc6edb00b3.txt` lines 6519-6833; Siconos `fc3d_AlartCurnier_functions.c`,
+//! Semismooth Newton method on the Alart–Curnier function of one contact (P. Alart,
+//! A. Curnier, "A mixed formulation for frictional contact problems prone to Newton like
+//! solution methods", Comput. Methods Appl. Mech. Engrg. 92, 1991; the Siconos developer
+//! documentation, "Alart–Curnier Formulation"; Siconos `fc3d_AlartCurnier_functions.c`,
 //! `computeAlartCurnierSTD`, and `fc3d_onecontact_nonsmooth_Newton_solvers.c`).
 
 use super::projection::{OneContactProjectionOptions, solve_projection};
@@ -133,8 +135,8 @@ fn evaluate_at<const JAC: bool>(
 /// `û ∈ K_μ*` and `r ⊥ û`); otherwise the sticking candidate `r = −W⁻¹ q` (`u = 0`) is the
 /// solution when it lies in the cone, `‖r_T‖ ≤ μ r_N`. `None` when neither holds (a sliding
 /// contact, or `W` numerically singular): the caller then iterates. These are the first two
-/// cases of the enumeration of [`solve_quartic`](super::solve_quartic) (seed
-/// `000_b50ea4bc6edb00b3.txt` lines 6285-6518).
+/// cases of the enumeration of [`solve_quartic`](super::solve_quartic) (the Siconos developer
+/// documentation, "Quartic Formulation").
 pub(crate) fn take_off_or_stick(problem: &OneContactProblem) -> Option<[f64; 3]> {
     let q = problem.q();
     if q[0] >= 0.0 {
@@ -168,9 +170,9 @@ pub(crate) fn isotropic_inverse(w: &[[f64; 3]; 3]) -> Option<[f64; 2]> {
 }
 
 /// The exact solution of the one-contact problem `u = diag(a, b, b) r + q` with friction `μ`,
-/// given `inverse = (1/a, 1/b)` ([`isotropic_inverse`]): the enumeration of seed
-/// `000_b50ea4bc6edb00b3.txt` lines 6285-6518 in closed form, since the normal and tangential
-/// parts decouple.
+/// given `inverse = (1/a, 1/b)` ([`isotropic_inverse`]): the enumeration of the Siconos
+/// developer documentation's "Quartic Formulation" in closed form, since the normal and
+/// tangential parts decouple.
 ///
 /// * take-off, `q_N ≥ 0`: `r = 0`;
 /// * otherwise `r_N = −q_N / a > 0` (so `u_N = 0`) and the sticking candidate `r_T = −q_T / b`

@@ -3,10 +3,11 @@
 //! `fc3d_projection.c`).
 //!
 //! The problem ([`OneContactProblem`]): given a 3×3 `W`, `q ∈ R³` and `μ ≥ 0`, find `r` with
-//! `u = W r + q` and `K_μ ∋ r ⊥ û ∈ K_μ*`, `û = (u_N + μ‖u_T‖, u_T)` (seed
-//! `000_b50ea4bc6edb00b3.txt` lines 6285-6518). Two solvers:
-//! [`solve_projection`] (fixed point on the cone projection) and [`solve_alart_curnier`]
-//! (semismooth Newton on the Alart–Curnier function, seed lines 6519-6833).
+//! `u = W r + q` and `K_μ ∋ r ⊥ û ∈ K_μ*`, `û = (u_N + μ‖u_T‖, u_T)` (the Siconos developer
+//! documentation, "Quartic Formulation"). Two solvers: [`solve_projection`] (fixed point on the
+//! cone projection) and [`solve_alart_curnier`] (semismooth Newton on the Alart–Curnier
+//! function: Alart & Curnier 1991; the Siconos developer documentation, "Alart–Curnier
+//! Formulation").
 
 #![allow(non_snake_case)]
 

@@ -1,6 +1,6 @@
 //! The quartic (exact) one-contact FC3D solver: enumeration of the three cases of Coulomb's law
 //! (take-off, sticking, sliding), the sliding case reduced to the real roots of a degree-4
-//! polynomial (seed `000_b50ea4bc6edb00b3.txt` lines 6285-6518; Siconos
+//! polynomial (the Siconos developer documentation, "Quartic Formulation"; Siconos
 //! `numerics/src/FrictionContact/fc3d_unitary_enumerative.c` enumerates the same cases).
 //!
 //! Sliding: `r = r_N (1, μ cos θ, μ sin θ)` with `r_N > 0`, `u_N = 0` and `u_T = −α r_T`,
