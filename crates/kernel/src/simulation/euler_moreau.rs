@@ -26,7 +26,7 @@
 use faer::Mat;
 
 use super::osi::{Contribution, FirstOrderContribution, OneStepIntegrator, ProblemLevel, StepInterval, SystemSet};
-use super::osns::OneStepNsProblem;
+use super::osns::OneStepProblem;
 use crate::KernelError;
 use crate::linalg::DenseLu;
 use crate::model::{DsId, FirstOrderRelationKind, InteractionId, Nsds, Relation};
@@ -633,7 +633,7 @@ impl OneStepIntegrator for EulerMoreauOsi {
         nsds: &mut Nsds,
         _systems: &SystemSet,
         interactions: &[InteractionId],
-        problem: &OneStepNsProblem,
+        problem: &dyn OneStepProblem,
         step: &StepInterval,
     ) -> Result<f64, KernelError> {
         self.linearize(nsds, interactions, step.t, step.h)?;

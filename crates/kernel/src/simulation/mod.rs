@@ -24,7 +24,7 @@ pub use osi::{
     AfterNewton, Contribution, FirstOrderContribution, IndexSetRule, OneStepIntegrator, ProblemLevel,
     SecondOrderContribution, StepInterval, SystemSet,
 };
-pub use osns::{MatrixStorage, OneStepNsProblem, OsnsKind};
+pub use osns::{MatrixStorage, OneStepNsProblem, OneStepProblem, OsnsKind};
 pub use projection::{
     CombinedProjectionOptions, DirectProjectionOptions, MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi,
     ProjectionReport,

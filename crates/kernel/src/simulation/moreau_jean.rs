@@ -27,7 +27,7 @@ use crate::simulation::osi::{
     Contribution, IndexSetRule, OneStepIntegrator, ProblemLevel, SecondOrderContribution, StepInterval, SystemSet,
     sealed::Sealed,
 };
-use crate::simulation::osns::OneStepNsProblem;
+use crate::simulation::osns::OneStepProblem;
 
 /// Options of [`MoreauJeanOsi`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -711,7 +711,7 @@ impl OneStepIntegrator for MoreauJeanOsi {
         nsds: &mut Nsds,
         _systems: &SystemSet,
         _interactions: &[InteractionId],
-        _problem: &OneStepNsProblem,
+        _problem: &dyn OneStepProblem,
         step: &StepInterval,
     ) -> Result<f64, KernelError> {
         self.compute_residu(nsds, step.t_old, step.t, step.h)

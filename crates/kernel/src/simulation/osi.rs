@@ -27,7 +27,7 @@ use std::any::Any;
 
 use nonsmooth_numerics::SolverReport;
 
-use super::osns::OneStepNsProblem;
+use super::osns::OneStepProblem;
 pub(crate) use super::osns::sealed;
 pub use super::osns::{Contribution, FirstOrderContribution, ProblemLevel, SecondOrderContribution};
 use crate::KernelError;
@@ -313,7 +313,7 @@ pub trait OneStepIntegrator: Any + Send + std::fmt::Debug {
         nsds: &mut Nsds,
         systems: &SystemSet,
         interactions: &[InteractionId],
-        problem: &OneStepNsProblem,
+        problem: &dyn OneStepProblem,
         step: &StepInterval,
     ) -> Result<f64, KernelError>;
 

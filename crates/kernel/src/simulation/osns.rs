@@ -125,6 +125,62 @@ pub enum OsnsKind {
     FrictionContact3d,
 }
 
+/// A one-step nonsmooth problem of a time-stepping simulation (Siconos' `OneStepNSProblem`): posed
+/// at a [`ProblemLevel`] on the interactions of the integrators of that level, from what they
+/// hand it ([`Contribution`]); it solves for their multipliers and adds the inputs to their
+/// systems. [`OneStepNsProblem`] holds the linear problems (LCP, MLCP, relay, FC2D, FC3D); a new
+/// family (a global frictional-contact or a mixed mechanical problem) is a new type.
+pub trait OneStepProblem: std::any::Any + Send + std::fmt::Debug {
+    /// Checks that the law of every interaction for which `belongs` holds fits this problem.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidModel`] naming the first interaction whose law does not fit.
+    fn check_laws(&self, nsds: &Nsds, belongs: &dyn Fn(&crate::model::Interaction) -> bool) -> Result<(), KernelError>;
+
+    /// Assembles the problem of `level` on the interactions `ids` (in that order) from the
+    /// contribution of their integrators, solves it, and stores `λ` in them (`λ[1]` at velocity
+    /// level, `λ[0]` otherwise). Returns `None` when `ids` is empty. With `constant_operators`
+    /// (every `W` and `H` constant) the problem may reuse what it built for the same
+    /// interactions and topology.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidModel`] when the contribution does not fit the level; errors of
+    /// the assembly (non-finite values) and of the solver.
+    fn compute(
+        &mut self,
+        nsds: &mut Nsds,
+        contribution: Contribution<'_>,
+        ids: &[InteractionId],
+        t: f64,
+        constant_operators: bool,
+        level: ProblemLevel,
+    ) -> Result<Option<SolverReport>, KernelError>;
+
+    /// Adds the inputs of the last solution to the systems of its interactions `ids`:
+    /// `p[1] += Σ Hᵀ λ[1]` at velocity level, `p[0] += Σ Hᵀ λ[0]` at position level, and
+    /// `r = B λ[0]` for first-order systems (the default, from the interactions' `λ` and `H`).
+    fn update_inputs(&self, nsds: &mut Nsds, ids: &[InteractionId], level: ProblemLevel) {
+        match level {
+            ProblemLevel::Velocity => nsds.accumulate_inputs_at(ids, 1),
+            ProblemLevel::Position => nsds.accumulate_inputs_at(ids, 0),
+            ProblemLevel::FirstOrder => nsds.accumulate_first_order_inputs(ids),
+        }
+    }
+
+    /// `w` of the last problem, split per interaction (in the problem's order): the outputs the
+    /// linearized relations predict (read by the first-order Newton residual).
+    fn last_w_blocks(&self) -> Vec<Vec<f64>>;
+
+    /// Size of the last problem solved (0 when no interaction was active).
+    fn last_size(&self) -> usize;
+
+    /// Time spent assembling and solving since the last call, reset to zero (default: none
+    /// measured).
+    fn take_timings(&mut self) -> (std::time::Duration, std::time::Duration) {
+        (std::time::Duration::ZERO, std::time::Duration::ZERO)
+    }
+}
+
 /// A one-step nonsmooth problem at velocity level with its solver (warm started from the
 /// previous step's `λ[1]` when the solver can use it) and its workspace.
 pub struct OneStepNsProblem {
@@ -167,6 +223,112 @@ impl std::fmt::Debug for OneStepNsProblem {
             .field("storage", &self.storage)
             .field("warm_start", &self.warm_start)
             .finish_non_exhaustive()
+    }
+}
+
+impl OneStepProblem for OneStepNsProblem {
+    /// Checks that the law of every interaction for which `belongs` holds fits this problem.
+    fn check_laws(&self, nsds: &Nsds, belongs: &dyn Fn(&crate::model::Interaction) -> bool) -> Result<(), KernelError> {
+        for id in nsds.interaction_ids() {
+            if !belongs(nsds.interaction_ref(id)) {
+                continue;
+            }
+            let law = nsds.interaction_ref(id).law;
+            let first = nsds.interaction_ref(id).is_first_order();
+            let ok = matches!(
+                (self.kind, law, first),
+                (OsnsKind::Lcp, NonsmoothLaw::NewtonImpact { .. }, false)
+                    | (OsnsKind::Lcp, NonsmoothLaw::Complementarity { .. }, true)
+                    | (OsnsKind::Relay, NonsmoothLaw::Relay { .. }, true)
+                    | (
+                        OsnsKind::Mlcp,
+                        NonsmoothLaw::Complementarity { .. }
+                            | NonsmoothLaw::Equality { .. }
+                            | NonsmoothLaw::MixedComplementarity { .. },
+                        true
+                    )
+                    | (OsnsKind::Mlcp, NonsmoothLaw::NewtonImpact { .. } | NonsmoothLaw::Equality { .. }, false)
+            ) || matches!(
+                (self.kind, law, first),
+                (OsnsKind::FrictionContact2d, NonsmoothLaw::NewtonImpactFriction { dimension: 2, .. }, false)
+                    | (OsnsKind::FrictionContact3d, NonsmoothLaw::NewtonImpactFriction { dimension: 3, .. }, false)
+            );
+            if !ok {
+                return Err(KernelError::InvalidModel(format!(
+                    "interaction {} has the law {law:?}, which a {:?} problem cannot hold",
+                    id.index(),
+                    self.kind
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Assembles the problem of `level` on the interactions `ids` (in that order) from the
+    /// contribution of their integrator, solves it, and stores `λ` in them (`λ[1]` at velocity
+    /// level, `λ[0]` otherwise). Returns `None` when `ids` is empty. With `constant_operators`
+    /// (every `W` and `H` constant), the matrix of the previous step is reused while the
+    /// interactions and the topology are unchanged.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidModel`] when the contribution does not fit the level; errors of
+    /// the assembly (non-finite values) and of the solver.
+    fn compute(
+        &mut self,
+        nsds: &mut Nsds,
+        contribution: Contribution<'_>,
+        ids: &[InteractionId],
+        t: f64,
+        constant_operators: bool,
+        level: ProblemLevel,
+    ) -> Result<Option<SolverReport>, KernelError> {
+        match (level, contribution) {
+            (ProblemLevel::Velocity, Contribution::SecondOrder(c)) => {
+                self.compute_on(nsds, c, ids, t, constant_operators, MechanicalLevel::Velocity)
+            }
+            (ProblemLevel::Position, Contribution::SecondOrder(c)) => {
+                self.compute_on(nsds, c, ids, t, constant_operators, MechanicalLevel::Position)
+            }
+            (ProblemLevel::FirstOrder, Contribution::FirstOrder(c)) => self.compute_first_order(nsds, c, ids, t),
+            (level, contribution) => Err(KernelError::InvalidModel(format!(
+                "a one-step problem at level {level:?} cannot hold the systems of {contribution:?}"
+            ))),
+        }
+    }
+
+    /// Adds the inputs of the last problem's solution to the systems of its interactions `ids`:
+    /// `p[1] += Σ Hᵀ λ[1]` at velocity level, `p[0] += Σ Hᵀ λ[0]` at position level, and
+    /// `r = B λ[0]` for first-order systems.
+    fn update_inputs(&self, nsds: &mut Nsds, ids: &[InteractionId], level: ProblemLevel) {
+        match level {
+            ProblemLevel::Velocity => self.accumulate_inputs(nsds),
+            ProblemLevel::Position => nsds.accumulate_inputs_at(ids, 0),
+            ProblemLevel::FirstOrder => nsds.accumulate_first_order_inputs(ids),
+        }
+    }
+
+    /// `w = M z + q` of the last problem, split per interaction (in the problem's order).
+    fn last_w_blocks(&self) -> Vec<Vec<f64>> {
+        let n = self.last_size;
+        (0..self.assembly.positions.len())
+            .map(|k| {
+                let end = self.assembly.positions.get(k + 1).copied().unwrap_or(n);
+                self.w[self.assembly.positions[k]..end].to_vec()
+            })
+            .collect()
+    }
+
+    /// Size of the last problem solved (0 when no interaction was active).
+    fn last_size(&self) -> usize {
+        self.last_size
+    }
+
+    /// Time spent assembling and solving since the last call, reset to zero.
+    fn take_timings(&mut self) -> (std::time::Duration, std::time::Duration) {
+        let out = (self.assembly_time, self.solve_time);
+        self.assembly_time = std::time::Duration::ZERO;
+        self.solve_time = std::time::Duration::ZERO;
+        out
     }
 }
 
@@ -309,114 +471,6 @@ impl OneStepNsProblem {
     /// The kind of problem.
     pub fn kind(&self) -> OsnsKind {
         self.kind
-    }
-
-    /// `w = M z + q` of the last problem, split per interaction (in the problem's order).
-    pub(crate) fn last_w_blocks(&self) -> Vec<Vec<f64>> {
-        let n = self.last_size;
-        (0..self.assembly.positions.len())
-            .map(|k| {
-                let end = self.assembly.positions.get(k + 1).copied().unwrap_or(n);
-                self.w[self.assembly.positions[k]..end].to_vec()
-            })
-            .collect()
-    }
-
-    /// Time spent assembling and solving since the last call, reset to zero.
-    pub(crate) fn take_timings(&mut self) -> (std::time::Duration, std::time::Duration) {
-        let out = (self.assembly_time, self.solve_time);
-        self.assembly_time = std::time::Duration::ZERO;
-        self.solve_time = std::time::Duration::ZERO;
-        out
-    }
-
-    /// Size of the last problem solved (0 when no interaction was active).
-    pub fn last_size(&self) -> usize {
-        self.last_size
-    }
-
-    /// Checks that the law of every interaction for which `belongs` holds fits this problem.
-    pub(crate) fn check_laws(
-        &self,
-        nsds: &Nsds,
-        belongs: impl Fn(&crate::model::Interaction) -> bool,
-    ) -> Result<(), KernelError> {
-        for id in nsds.interaction_ids() {
-            if !belongs(nsds.interaction_ref(id)) {
-                continue;
-            }
-            let law = nsds.interaction_ref(id).law;
-            let first = nsds.interaction_ref(id).is_first_order();
-            let ok = matches!(
-                (self.kind, law, first),
-                (OsnsKind::Lcp, NonsmoothLaw::NewtonImpact { .. }, false)
-                    | (OsnsKind::Lcp, NonsmoothLaw::Complementarity { .. }, true)
-                    | (OsnsKind::Relay, NonsmoothLaw::Relay { .. }, true)
-                    | (
-                        OsnsKind::Mlcp,
-                        NonsmoothLaw::Complementarity { .. }
-                            | NonsmoothLaw::Equality { .. }
-                            | NonsmoothLaw::MixedComplementarity { .. },
-                        true
-                    )
-                    | (OsnsKind::Mlcp, NonsmoothLaw::NewtonImpact { .. } | NonsmoothLaw::Equality { .. }, false)
-            ) || matches!(
-                (self.kind, law, first),
-                (OsnsKind::FrictionContact2d, NonsmoothLaw::NewtonImpactFriction { dimension: 2, .. }, false)
-                    | (OsnsKind::FrictionContact3d, NonsmoothLaw::NewtonImpactFriction { dimension: 3, .. }, false)
-            );
-            if !ok {
-                return Err(KernelError::InvalidModel(format!(
-                    "interaction {} has the law {law:?}, which a {:?} problem cannot hold",
-                    id.index(),
-                    self.kind
-                )));
-            }
-        }
-        Ok(())
-    }
-
-    /// Assembles the problem of `level` on the interactions `ids` (in that order) from the
-    /// contribution of their integrator, solves it, and stores `λ` in them (`λ[1]` at velocity
-    /// level, `λ[0]` otherwise). Returns `None` when `ids` is empty. With `constant_operators`
-    /// (every `W` and `H` constant), the matrix of the previous step is reused while the
-    /// interactions and the topology are unchanged.
-    ///
-    /// # Errors
-    /// [`KernelError::InvalidModel`] when the contribution does not fit the level; errors of
-    /// the assembly (non-finite values) and of the solver.
-    pub fn compute(
-        &mut self,
-        nsds: &mut Nsds,
-        contribution: Contribution<'_>,
-        ids: &[InteractionId],
-        t: f64,
-        constant_operators: bool,
-        level: ProblemLevel,
-    ) -> Result<Option<SolverReport>, KernelError> {
-        match (level, contribution) {
-            (ProblemLevel::Velocity, Contribution::SecondOrder(c)) => {
-                self.compute_on(nsds, c, ids, t, constant_operators, MechanicalLevel::Velocity)
-            }
-            (ProblemLevel::Position, Contribution::SecondOrder(c)) => {
-                self.compute_on(nsds, c, ids, t, constant_operators, MechanicalLevel::Position)
-            }
-            (ProblemLevel::FirstOrder, Contribution::FirstOrder(c)) => self.compute_first_order(nsds, c, ids, t),
-            (level, contribution) => Err(KernelError::InvalidModel(format!(
-                "a one-step problem at level {level:?} cannot hold the systems of {contribution:?}"
-            ))),
-        }
-    }
-
-    /// Adds the inputs of the last problem's solution to the systems of its interactions `ids`:
-    /// `p[1] += Σ Hᵀ λ[1]` at velocity level, `p[0] += Σ Hᵀ λ[0]` at position level, and
-    /// `r = B λ[0]` for first-order systems.
-    pub(crate) fn update_inputs(&self, nsds: &mut Nsds, ids: &[InteractionId], level: ProblemLevel) {
-        match level {
-            ProblemLevel::Velocity => self.accumulate_inputs(nsds),
-            ProblemLevel::Position => nsds.accumulate_inputs_at(ids, 0),
-            ProblemLevel::FirstOrder => nsds.accumulate_first_order_inputs(ids),
-        }
     }
 
     /// Assembles and solves the problem at `level` on the interactions `ids` (in that order)

@@ -34,7 +34,7 @@ pub use super::osi::ProjectionReport;
 use super::osi::{
     AfterNewton, Contribution, IndexSetRule, OneStepIntegrator, ProblemLevel, StepInterval, SystemSet, is_bilateral,
 };
-use super::osns::{BlockAssembly, MatrixStorage, OneStepNsProblem, solve_mlcp_equalities_first};
+use super::osns::{BlockAssembly, MatrixStorage, OneStepProblem, solve_mlcp_equalities_first};
 use crate::KernelError;
 use crate::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
 use nonsmooth_numerics::matrix::NumericsMatrix;
@@ -543,7 +543,7 @@ macro_rules! moreau_jean_steps {
             nsds: &mut Nsds,
             _systems: &SystemSet,
             _interactions: &[InteractionId],
-            _problem: &OneStepNsProblem,
+            _problem: &dyn OneStepProblem,
             step: &StepInterval,
         ) -> Result<f64, KernelError> {
             self.inner.compute_residu(nsds, step.t_old, step.t, step.h)

@@ -48,7 +48,7 @@ use faer::Mat;
 
 use super::moreau_jean::{add_external_forces, add_scaled, check_second_order, gemv_add, nonlinear_w};
 use super::osi::{Contribution, OneStepIntegrator, ProblemLevel, SecondOrderContribution, StepInterval, SystemSet};
-use super::osns::OneStepNsProblem;
+use super::osns::OneStepProblem;
 use crate::KernelError;
 use crate::linalg::DenseLu;
 use crate::model::{DsId, Interaction, InteractionId, Nsds};
@@ -594,7 +594,7 @@ impl OneStepIntegrator for SchatzmanPaoliOsi {
         nsds: &mut Nsds,
         _systems: &SystemSet,
         _interactions: &[InteractionId],
-        _problem: &OneStepNsProblem,
+        _problem: &dyn OneStepProblem,
         step: &StepInterval,
     ) -> Result<f64, KernelError> {
         self.compute_residu(nsds, step.t_old, step.t, step.h)

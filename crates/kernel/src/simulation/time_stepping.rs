@@ -7,7 +7,7 @@ use super::osi::{
     AfterNewton, Contribution, FirstOrderContribution, IndexSetRule, OneStepIntegrator, ProblemLevel,
     SecondOrderContribution, StepInterval, SystemSet, is_bilateral,
 };
-use super::osns::OneStepNsProblem;
+use super::osns::OneStepProblem;
 use super::projection::ProjectionReport;
 use crate::KernelError;
 use crate::model::{DsId, InteractionId, Nsds};
@@ -192,7 +192,7 @@ struct Member {
 #[derive(Debug)]
 struct Problem {
     level: ProblemLevel,
-    osns: OneStepNsProblem,
+    osns: Box<dyn OneStepProblem>,
     /// Its integrators in [`TimeStepping::members`].
     members: Vec<usize>,
     /// Its interactions: those of its integrators, one after the other.
@@ -253,7 +253,7 @@ pub struct TimeSteppingBuilder {
     grid: TimeDiscretisation,
     options: TimeSteppingOptions,
     members: Vec<(Box<dyn OneStepIntegrator>, SystemSet)>,
-    problems: Vec<(ProblemLevel, OneStepNsProblem)>,
+    problems: Vec<(ProblemLevel, Box<dyn OneStepProblem>)>,
 }
 
 impl TimeSteppingBuilder {
@@ -287,8 +287,8 @@ impl TimeSteppingBuilder {
 
     /// Adds the one-step problem of level `level`, which gathers the interactions of every
     /// integrator of that level.
-    pub fn problem(mut self, level: ProblemLevel, osns: OneStepNsProblem) -> Self {
-        self.problems.push((level, osns));
+    pub fn problem(mut self, level: ProblemLevel, osns: impl OneStepProblem) -> Self {
+        self.problems.push((level, Box::new(osns)));
         self
     }
 
@@ -385,7 +385,7 @@ impl TimeStepping {
     pub fn new(
         nsds: Nsds,
         osi: impl OneStepIntegrator,
-        osns: OneStepNsProblem,
+        osns: impl OneStepProblem,
         grid: TimeDiscretisation,
         options: TimeSteppingOptions,
     ) -> Result<Self, KernelError> {
@@ -482,7 +482,7 @@ impl TimeStepping {
             let (members, owner) = (&self.members, &self.owner);
             problem
                 .osns
-                .check_laws(&self.nsds, |inter| single || members[Self::owner_of(owner, inter)].problem == p)?;
+                .check_laws(&self.nsds, &|inter| single || members[Self::owner_of(owner, inter)].problem == p)?;
         }
         let step = StepInterval::new(self.time(), self.grid.time(self.k + 1), self.grid.time(1) - self.grid.time(0));
         let first = self.k == 0;
@@ -525,8 +525,14 @@ impl TimeStepping {
     }
 
     /// The one-step problem of level `level`, if the simulation has one.
-    pub fn problem(&self, level: ProblemLevel) -> Option<&OneStepNsProblem> {
-        self.problems.iter().find(|p| p.level == level).map(|p| &p.osns)
+    pub fn problem(&self, level: ProblemLevel) -> Option<&dyn OneStepProblem> {
+        self.problems.iter().find(|p| p.level == level).map(|p| &*p.osns)
+    }
+
+    /// The one-step problem of level `level` as its own type, when it is of type `T`.
+    pub fn problem_as<T: OneStepProblem>(&self, level: ProblemLevel) -> Option<&T> {
+        let osns: &dyn std::any::Any = self.problem(level)?;
+        osns.downcast_ref::<T>()
     }
 
     /// Number of integrators.
@@ -740,7 +746,7 @@ impl TimeStepping {
             }
             residual = 0.0;
             for m in members.iter_mut() {
-                let problem = &problems[m.problem].osns;
+                let problem = &*problems[m.problem].osns;
                 residual = residual.max(m.osi.newton_residual(nsds, &m.systems, &m.interactions, problem, step)?);
             }
             if residual <= options.newton_tolerance {

@@ -10,8 +10,9 @@ use faer::Mat;
 use nonsmooth_kernel::KernelError;
 use nonsmooth_kernel::model::{DsId, InteractionId, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth_kernel::simulation::{
-    Contribution, IndexSetRule, MoreauJeanOptions, MoreauJeanOsi, OneStepIntegrator, OneStepNsProblem, ProblemLevel,
-    SecondOrderContribution, StepInterval, SystemSet, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
+    Contribution, IndexSetRule, MoreauJeanOptions, MoreauJeanOsi, OneStepIntegrator, OneStepNsProblem, OneStepProblem,
+    ProblemLevel, SecondOrderContribution, StepInterval, SystemSet, TimeDiscretisation, TimeStepping,
+    TimeSteppingOptions,
 };
 
 use crate::{G, ball};
@@ -151,7 +152,7 @@ impl OneStepIntegrator for SymplecticEuler {
         _nsds: &mut Nsds,
         _systems: &SystemSet,
         _interactions: &[InteractionId],
-        _problem: &OneStepNsProblem,
+        _problem: &dyn OneStepProblem,
         _step: &StepInterval,
     ) -> Result<f64, KernelError> {
         Ok(0.0)
