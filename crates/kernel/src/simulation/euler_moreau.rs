@@ -25,7 +25,9 @@
 
 use faer::Mat;
 
-use super::osi::{Contribution, FirstOrderContribution, OneStepIntegrator, ProblemLevel, StepInterval, SystemSet};
+use super::osi::{
+    Contribution, FirstOrderContribution, OneStepIntegrator, OsiContext, ProblemLevel, StepInterval, SystemSet,
+};
 use super::osns::OneStepProblem;
 use crate::KernelError;
 use crate::linalg::DenseLu;
@@ -564,14 +566,8 @@ impl OneStepIntegrator for EulerMoreauOsi {
     ///
     /// # Errors
     /// [`KernelError::InvalidModel`] for the full θ-γ scheme on a nonlinear model.
-    fn begin_newton(
-        &mut self,
-        nsds: &mut Nsds,
-        systems: &SystemSet,
-        interactions: &[InteractionId],
-        step: &StepInterval,
-        linear: bool,
-    ) -> Result<f64, KernelError> {
+    fn begin_newton(&mut self, ctx: OsiContext<'_>, linear: bool) -> Result<f64, KernelError> {
+        let OsiContext { nsds, systems, interactions, step } = ctx;
         self.relations_linear = relations_linear(nsds, systems);
         if self.options.gamma_for_relation && !linear {
             return Err(KernelError::InvalidModel(
@@ -587,13 +583,8 @@ impl OneStepIntegrator for EulerMoreauOsi {
     }
 
     /// `x_free`, then `x_p = x_free + hγ W⁻¹ (g(x^α, λ^α) − B λ^α)` for nonlinear relations.
-    fn compute_free_state(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        interactions: &[InteractionId],
-        step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn compute_free_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, interactions, step, .. } = ctx;
         EulerMoreauOsi::compute_free_state(self, nsds, step.h);
         if !self.relations_linear {
             for &id in interactions {
@@ -612,13 +603,8 @@ impl OneStepIntegrator for EulerMoreauOsi {
     }
 
     /// The state from the inputs, then the outputs of its interactions.
-    fn update_state(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        interactions: &[InteractionId],
-        step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn update_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, interactions, step, .. } = ctx;
         EulerMoreauOsi::update_state(self, nsds, step.h);
         for &id in interactions {
             nsds.first_order_output(id, step.t)?;
@@ -628,21 +614,16 @@ impl OneStepIntegrator for EulerMoreauOsi {
 
     /// The relations linearized at the new iterate, `W`, and the largest of the systems'
     /// residuals and the relations' (the linearized input and output against `g` and `h`).
-    fn newton_residual(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        interactions: &[InteractionId],
-        problem: &dyn OneStepProblem,
-        step: &StepInterval,
-    ) -> Result<f64, KernelError> {
+    fn newton_residual(&mut self, ctx: OsiContext<'_>, problem: &dyn OneStepProblem) -> Result<f64, KernelError> {
+        let OsiContext { nsds, interactions, step, .. } = ctx;
         self.linearize(nsds, interactions, step.t, step.h)?;
         let residual = self.compute_residu(nsds, step.t_old, step.t, step.h)?;
         let (residual_r, residual_y) = nsds.first_order_relation_residuals(interactions, &problem.last_w_blocks());
         Ok(residual.max(residual_r).max(residual_y))
     }
 
-    fn commit(&mut self, nsds: &mut Nsds, _systems: &SystemSet, step: &StepInterval) -> Result<(), KernelError> {
+    fn commit(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, step, .. } = ctx;
         self.swap_memories(nsds, step.t)
     }
 }

@@ -21,7 +21,7 @@ pub use ode::{
     LsodarIntegrator, LsodarStats, OdeFailureReason, OdeIntegrator, OdeMethod, OdeOptions, OdeStats, OdeStop,
 };
 pub use osi::{
-    AfterNewton, Contribution, FirstOrderContribution, IndexSetRule, OneStepIntegrator, ProblemLevel,
+    AfterNewton, Contribution, FirstOrderContribution, IndexSetRule, OneStepIntegrator, OsiContext, ProblemLevel,
     SecondOrderContribution, StepInterval, SystemSet,
 };
 pub use osns::{MatrixStorage, OneStepNsProblem, OneStepProblem, OsnsKind};

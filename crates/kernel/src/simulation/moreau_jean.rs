@@ -24,8 +24,8 @@ use crate::linalg::{DenseLu, copy_small};
 use crate::model::ds::SecondOrderDs;
 use crate::model::{DsId, InteractionId, Nsds};
 use crate::simulation::osi::{
-    Contribution, IndexSetRule, OneStepIntegrator, ProblemLevel, SecondOrderContribution, StepInterval, SystemSet,
-    sealed::Sealed,
+    Contribution, IndexSetRule, OneStepIntegrator, OsiContext, ProblemLevel, SecondOrderContribution, StepInterval,
+    SystemSet, sealed::Sealed,
 };
 use crate::simulation::osns::OneStepProblem;
 
@@ -659,34 +659,18 @@ impl OneStepIntegrator for MoreauJeanOsi {
         self.is_linear_on(nsds, systems)
     }
 
-    fn begin_newton(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        step: &StepInterval,
-        linear: bool,
-    ) -> Result<f64, KernelError> {
+    fn begin_newton(&mut self, ctx: OsiContext<'_>, linear: bool) -> Result<f64, KernelError> {
+        let OsiContext { nsds, step, .. } = ctx;
         self.begin_newton_on(nsds, step, linear)
     }
 
-    fn prepare_newton_iteration(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        interactions: &[InteractionId],
-        step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn prepare_newton_iteration(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, interactions, step, .. } = ctx;
         self.prepare_iteration_on(nsds, interactions, step)
     }
 
-    fn compute_free_state(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        _step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn compute_free_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, .. } = ctx;
         MoreauJeanOsi::compute_free_state(self, nsds);
         Ok(())
     }
@@ -695,31 +679,21 @@ impl OneStepIntegrator for MoreauJeanOsi {
         Contribution::SecondOrder(self)
     }
 
-    fn update_state(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn update_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, step, .. } = ctx;
         MoreauJeanOsi::update_state(self, nsds, step.h);
         Ok(())
     }
 
-    fn newton_residual(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        _problem: &dyn OneStepProblem,
-        step: &StepInterval,
-    ) -> Result<f64, KernelError> {
+    fn newton_residual(&mut self, ctx: OsiContext<'_>, _problem: &dyn OneStepProblem) -> Result<f64, KernelError> {
+        let OsiContext { nsds, step, .. } = ctx;
         self.compute_residu(nsds, step.t_old, step.t, step.h)
     }
 
     /// The forces of the last residual are those at the final state: they are kept, not
     /// evaluated again.
-    fn commit(&mut self, nsds: &mut Nsds, _systems: &SystemSet, step: &StepInterval) -> Result<(), KernelError> {
+    fn commit(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, step, .. } = ctx;
         self.swap_memories(nsds, step.t, true)
     }
 }

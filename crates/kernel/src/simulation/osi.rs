@@ -70,6 +70,32 @@ impl StepInterval {
     }
 }
 
+/// What an integrator works on in a step: the model, its systems, its interactions in its
+/// one-step problem (in the problem's order) and the step's interval.
+#[derive(Debug)]
+pub struct OsiContext<'a> {
+    /// The model.
+    pub nsds: &'a mut Nsds,
+    /// The integrator's systems.
+    pub systems: &'a SystemSet,
+    /// Its interactions in its one-step problem, in the problem's order.
+    pub interactions: &'a [InteractionId],
+    /// The step.
+    pub step: &'a StepInterval,
+}
+
+impl<'a> OsiContext<'a> {
+    /// The context of a step on `systems` and `interactions` of `nsds`.
+    pub fn new(
+        nsds: &'a mut Nsds,
+        systems: &'a SystemSet,
+        interactions: &'a [InteractionId],
+        step: &'a StepInterval,
+    ) -> Self {
+        Self { nsds, systems, interactions, step }
+    }
+}
+
 /// The dynamical systems of one integrator, by slot.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct SystemSet {
@@ -178,9 +204,9 @@ pub struct ProjectionReport {
 
 /// A one-step integrator: the scheme of its own dynamical systems inside a
 /// [`TimeStepping`](super::TimeStepping) (Siconos' `OneStepIntegrator`). The module
-/// documentation gives the order of the calls. Every method receives the model, the
-/// integrator's systems (`systems`) and, where it concerns interactions, those of its systems
-/// in its one-step problem (`interactions`, in the problem's order).
+/// documentation gives the order of the calls. The methods of a step receive an
+/// [`OsiContext`]: the model, the integrator's systems, its interactions in its one-step
+/// problem and the step's interval.
 pub trait OneStepIntegrator: Any + Send + std::fmt::Debug {
     /// The scheme's name, for messages.
     fn name(&self) -> &'static str;
@@ -251,27 +277,14 @@ pub trait OneStepIntegrator: Any + Send + std::fmt::Debug {
     ///
     /// # Errors
     /// Errors of the user functions.
-    fn begin_newton(
-        &mut self,
-        nsds: &mut Nsds,
-        systems: &SystemSet,
-        interactions: &[InteractionId],
-        step: &StepInterval,
-        linear: bool,
-    ) -> Result<f64, KernelError>;
+    fn begin_newton(&mut self, ctx: OsiContext<'_>, linear: bool) -> Result<f64, KernelError>;
 
     /// Before each Newton iteration of a nonlinear step: iteration matrices and the Jacobians
     /// of its interactions at the iterate (default: nothing).
     ///
     /// # Errors
     /// Errors of the user functions, [`KernelError::Singular`] for a singular `W`.
-    fn prepare_newton_iteration(
-        &mut self,
-        _nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        _step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn prepare_newton_iteration(&mut self, _ctx: OsiContext<'_>) -> Result<(), KernelError> {
         Ok(())
     }
 
@@ -280,13 +293,7 @@ pub trait OneStepIntegrator: Any + Send + std::fmt::Debug {
     ///
     /// # Errors
     /// Errors of the user functions.
-    fn compute_free_state(
-        &mut self,
-        nsds: &mut Nsds,
-        systems: &SystemSet,
-        interactions: &[InteractionId],
-        step: &StepInterval,
-    ) -> Result<(), KernelError>;
+    fn compute_free_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError>;
 
     /// What the one-step problem reads of its systems.
     fn contribution(&self) -> Contribution<'_>;
@@ -295,40 +302,21 @@ pub trait OneStepIntegrator: Any + Send + std::fmt::Debug {
     ///
     /// # Errors
     /// Errors of the user functions.
-    fn update_state(
-        &mut self,
-        nsds: &mut Nsds,
-        systems: &SystemSet,
-        interactions: &[InteractionId],
-        step: &StepInterval,
-    ) -> Result<(), KernelError>;
+    fn update_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError>;
 
     /// The Newton residual `max ‖R‖₂` at the new iterate of a nonlinear step (systems and, for
     /// schemes that have them, relations; `problem` is the one-step problem of its level).
     ///
     /// # Errors
     /// Errors of the user functions, [`KernelError::Singular`] for a singular `W`.
-    fn newton_residual(
-        &mut self,
-        nsds: &mut Nsds,
-        systems: &SystemSet,
-        interactions: &[InteractionId],
-        problem: &dyn OneStepProblem,
-        step: &StepInterval,
-    ) -> Result<f64, KernelError>;
+    fn newton_residual(&mut self, ctx: OsiContext<'_>, problem: &dyn OneStepProblem) -> Result<f64, KernelError>;
 
     /// After the Newton loop, before the outputs are computed at the new state (default:
     /// nothing).
     ///
     /// # Errors
     /// Errors of the user functions.
-    fn end_newton(
-        &mut self,
-        _nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        _step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn end_newton(&mut self, _ctx: OsiContext<'_>) -> Result<(), KernelError> {
         Ok(())
     }
 
@@ -358,7 +346,7 @@ pub trait OneStepIntegrator: Any + Send + std::fmt::Debug {
     ///
     /// # Errors
     /// Errors of the user functions.
-    fn commit(&mut self, nsds: &mut Nsds, systems: &SystemSet, step: &StepInterval) -> Result<(), KernelError>;
+    fn commit(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError>;
 }
 
 /// Whether the interaction is a bilateral constraint (equality law), always in index set 1.

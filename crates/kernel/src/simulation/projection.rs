@@ -32,7 +32,8 @@ use nonsmooth_numerics::mlcp::{EnumOptions, MlcpMethod, MlcpSolver};
 use super::moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, check_second_order};
 pub use super::osi::ProjectionReport;
 use super::osi::{
-    AfterNewton, Contribution, IndexSetRule, OneStepIntegrator, ProblemLevel, StepInterval, SystemSet, is_bilateral,
+    AfterNewton, Contribution, IndexSetRule, OneStepIntegrator, OsiContext, ProblemLevel, StepInterval, SystemSet,
+    is_bilateral,
 };
 use super::osns::{BlockAssembly, MatrixStorage, OneStepProblem, solve_mlcp_equalities_first};
 use crate::KernelError;
@@ -491,34 +492,18 @@ macro_rules! moreau_jean_steps {
             self.inner.is_linear_on(nsds, systems)
         }
 
-        fn begin_newton(
-            &mut self,
-            nsds: &mut Nsds,
-            _systems: &SystemSet,
-            _interactions: &[InteractionId],
-            step: &StepInterval,
-            linear: bool,
-        ) -> Result<f64, KernelError> {
+        fn begin_newton(&mut self, ctx: OsiContext<'_>, linear: bool) -> Result<f64, KernelError> {
+            let OsiContext { nsds, step, .. } = ctx;
             self.inner.begin_newton_on(nsds, step, linear)
         }
 
-        fn prepare_newton_iteration(
-            &mut self,
-            nsds: &mut Nsds,
-            _systems: &SystemSet,
-            interactions: &[InteractionId],
-            step: &StepInterval,
-        ) -> Result<(), KernelError> {
+        fn prepare_newton_iteration(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+            let OsiContext { nsds, interactions, step, .. } = ctx;
             self.inner.prepare_iteration_on(nsds, interactions, step)
         }
 
-        fn compute_free_state(
-            &mut self,
-            nsds: &mut Nsds,
-            _systems: &SystemSet,
-            _interactions: &[InteractionId],
-            _step: &StepInterval,
-        ) -> Result<(), KernelError> {
+        fn compute_free_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+            let OsiContext { nsds, .. } = ctx;
             self.inner.compute_free_state(nsds);
             Ok(())
         }
@@ -527,25 +512,14 @@ macro_rules! moreau_jean_steps {
             Contribution::SecondOrder(&self.inner)
         }
 
-        fn update_state(
-            &mut self,
-            nsds: &mut Nsds,
-            _systems: &SystemSet,
-            _interactions: &[InteractionId],
-            step: &StepInterval,
-        ) -> Result<(), KernelError> {
+        fn update_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+            let OsiContext { nsds, step, .. } = ctx;
             self.inner.update_state(nsds, step.h);
             Ok(())
         }
 
-        fn newton_residual(
-            &mut self,
-            nsds: &mut Nsds,
-            _systems: &SystemSet,
-            _interactions: &[InteractionId],
-            _problem: &dyn OneStepProblem,
-            step: &StepInterval,
-        ) -> Result<f64, KernelError> {
+        fn newton_residual(&mut self, ctx: OsiContext<'_>, _problem: &dyn OneStepProblem) -> Result<f64, KernelError> {
+            let OsiContext { nsds, step, .. } = ctx;
             self.inner.compute_residu(nsds, step.t_old, step.t, step.h)
         }
 
@@ -554,7 +528,8 @@ macro_rules! moreau_jean_steps {
         }
 
         /// The projection moved the positions: the forces are evaluated at the final state.
-        fn commit(&mut self, nsds: &mut Nsds, _systems: &SystemSet, step: &StepInterval) -> Result<(), KernelError> {
+        fn commit(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+            let OsiContext { nsds, step, .. } = ctx;
             self.inner.swap_memories(nsds, step.t, false)
         }
     };

@@ -47,7 +47,9 @@
 use faer::Mat;
 
 use super::moreau_jean::{add_external_forces, add_scaled, check_second_order, gemv_add, nonlinear_w};
-use super::osi::{Contribution, OneStepIntegrator, ProblemLevel, SecondOrderContribution, StepInterval, SystemSet};
+use super::osi::{
+    Contribution, OneStepIntegrator, OsiContext, ProblemLevel, SecondOrderContribution, StepInterval, SystemSet,
+};
 use super::osns::OneStepProblem;
 use crate::KernelError;
 use crate::linalg::DenseLu;
@@ -532,24 +534,13 @@ impl OneStepIntegrator for SchatzmanPaoliOsi {
             && nsds.interaction_graph().node_weights().filter(|i| systems.owns(i)).all(|i| i.is_linear_time_invariant())
     }
 
-    fn begin_newton(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        step: &StepInterval,
-        _linear: bool,
-    ) -> Result<f64, KernelError> {
+    fn begin_newton(&mut self, ctx: OsiContext<'_>, _linear: bool) -> Result<f64, KernelError> {
+        let OsiContext { nsds, step, .. } = ctx;
         self.compute_residu(nsds, step.t_old, step.t, step.h)
     }
 
-    fn prepare_newton_iteration(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        interactions: &[InteractionId],
-        step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn prepare_newton_iteration(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, interactions, step, .. } = ctx;
         self.compute_w(nsds, step.t_old, step.h)?;
         for &id in interactions {
             nsds.update_jacobian(id, step.t)?;
@@ -558,13 +549,8 @@ impl OneStepIntegrator for SchatzmanPaoliOsi {
     }
 
     /// `q_free`, and `p[0] = 0` on its systems.
-    fn compute_free_state(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        _step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn compute_free_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, .. } = ctx;
         SchatzmanPaoliOsi::compute_free_state(self, nsds);
         for (i, work) in self.work.iter().enumerate() {
             if let Some(ds) = nsds.ds_slot_mut(i).filter(|_| work.present) {
@@ -578,36 +564,20 @@ impl OneStepIntegrator for SchatzmanPaoliOsi {
         Contribution::SecondOrder(self)
     }
 
-    fn update_state(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn update_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, step, .. } = ctx;
         SchatzmanPaoliOsi::update_state(self, nsds, step.h);
         Ok(())
     }
 
-    fn newton_residual(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        _problem: &dyn OneStepProblem,
-        step: &StepInterval,
-    ) -> Result<f64, KernelError> {
+    fn newton_residual(&mut self, ctx: OsiContext<'_>, _problem: &dyn OneStepProblem) -> Result<f64, KernelError> {
+        let OsiContext { nsds, step, .. } = ctx;
         self.compute_residu(nsds, step.t_old, step.t, step.h)
     }
 
     /// `y_{k−1} ← y_k` before the outputs move to `y_{k+1}`.
-    fn end_newton(
-        &mut self,
-        nsds: &mut Nsds,
-        _systems: &SystemSet,
-        interactions: &[InteractionId],
-        _step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn end_newton(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, interactions, .. } = ctx;
         for &id in interactions {
             let Interaction { y, y_memory, .. } = nsds.interaction_mut(id);
             y_memory[0].copy_from_slice(&y[0]);
@@ -615,7 +585,8 @@ impl OneStepIntegrator for SchatzmanPaoliOsi {
         Ok(())
     }
 
-    fn commit(&mut self, nsds: &mut Nsds, _systems: &SystemSet, _step: &StepInterval) -> Result<(), KernelError> {
+    fn commit(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, .. } = ctx;
         self.swap_memories(nsds);
         Ok(())
     }

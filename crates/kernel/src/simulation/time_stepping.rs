@@ -4,7 +4,7 @@
 use nonsmooth_numerics::SolverReport;
 
 use super::osi::{
-    AfterNewton, Contribution, FirstOrderContribution, IndexSetRule, OneStepIntegrator, ProblemLevel,
+    AfterNewton, Contribution, FirstOrderContribution, IndexSetRule, OneStepIntegrator, OsiContext, ProblemLevel,
     SecondOrderContribution, StepInterval, SystemSet, is_bilateral,
 };
 use super::osns::OneStepProblem;
@@ -632,7 +632,7 @@ impl TimeStepping {
             self.apply_projection_policy(step.t, number, projection)?;
         }
         for m in &mut self.members {
-            m.osi.commit(&mut self.nsds, &m.systems, &step)?;
+            m.osi.commit(OsiContext::new(&mut self.nsds, &m.systems, &m.interactions, &step))?;
         }
         self.k += 1;
         let mut assembly = std::time::Duration::ZERO;
@@ -707,7 +707,8 @@ impl TimeStepping {
         let linear = members.iter().all(|m| m.osi.is_linear(nsds, &m.systems));
         let mut residual = 0.0f64;
         for m in members.iter_mut() {
-            residual = residual.max(m.osi.begin_newton(nsds, &m.systems, &m.interactions, step, linear)?);
+            residual =
+                residual.max(m.osi.begin_newton(OsiContext::new(nsds, &m.systems, &m.interactions, step), linear)?);
         }
         let mut iterations = 0;
         let mut converged = linear;
@@ -717,11 +718,11 @@ impl TimeStepping {
             iterations += 1;
             if !linear {
                 for m in members.iter_mut() {
-                    m.osi.prepare_newton_iteration(nsds, &m.systems, &m.interactions, step)?;
+                    m.osi.prepare_newton_iteration(OsiContext::new(nsds, &m.systems, &m.interactions, step))?;
                 }
             }
             for m in members.iter_mut() {
-                m.osi.compute_free_state(nsds, &m.systems, &m.interactions, step)?;
+                m.osi.compute_free_state(OsiContext::new(nsds, &m.systems, &m.interactions, step))?;
             }
             osns_report = None;
             problem_unconverged = false;
@@ -739,7 +740,7 @@ impl TimeStepping {
                 problem.osns.update_inputs(nsds, &problem.ids, problem.level);
             }
             for m in members.iter_mut() {
-                m.osi.update_state(nsds, &m.systems, &m.interactions, step)?;
+                m.osi.update_state(OsiContext::new(nsds, &m.systems, &m.interactions, step))?;
             }
             if linear {
                 break;
@@ -747,7 +748,8 @@ impl TimeStepping {
             residual = 0.0;
             for m in members.iter_mut() {
                 let problem = &*problems[m.problem].osns;
-                residual = residual.max(m.osi.newton_residual(nsds, &m.systems, &m.interactions, problem, step)?);
+                residual = residual
+                    .max(m.osi.newton_residual(OsiContext::new(nsds, &m.systems, &m.interactions, step), problem)?);
             }
             if residual <= options.newton_tolerance {
                 converged = true;
@@ -758,7 +760,7 @@ impl TimeStepping {
             }
         }
         for m in members.iter_mut() {
-            m.osi.end_newton(nsds, &m.systems, &m.interactions, step)?;
+            m.osi.end_newton(OsiContext::new(nsds, &m.systems, &m.interactions, step))?;
         }
         // The outputs at the final iterate (those of the intermediate iterates are not read: each
         // iteration re-evaluates the Jacobians of the active interactions), or, deferred, at the

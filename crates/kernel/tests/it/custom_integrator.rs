@@ -8,10 +8,10 @@
 
 use faer::Mat;
 use nonsmooth_kernel::KernelError;
-use nonsmooth_kernel::model::{DsId, InteractionId, LagrangianLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth_kernel::model::{DsId, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth_kernel::simulation::{
     Contribution, IndexSetRule, MoreauJeanOptions, MoreauJeanOsi, OneStepIntegrator, OneStepNsProblem, OneStepProblem,
-    ProblemLevel, SecondOrderContribution, StepInterval, SystemSet, TimeDiscretisation, TimeStepping,
+    OsiContext, ProblemLevel, SecondOrderContribution, StepInterval, SystemSet, TimeDiscretisation, TimeStepping,
     TimeSteppingOptions,
 };
 
@@ -87,25 +87,13 @@ impl OneStepIntegrator for SymplecticEuler {
         true
     }
 
-    fn begin_newton(
-        &mut self,
-        _nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        _step: &StepInterval,
-        _linear: bool,
-    ) -> Result<f64, KernelError> {
+    fn begin_newton(&mut self, _ctx: OsiContext<'_>, _linear: bool) -> Result<f64, KernelError> {
         Ok(0.0)
     }
 
     /// `v_free = v_k + h M⁻¹ F(t_k, q_k, v_k)`, `p[1] = 0`.
-    fn compute_free_state(
-        &mut self,
-        nsds: &mut Nsds,
-        systems: &SystemSet,
-        _interactions: &[InteractionId],
-        step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn compute_free_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, systems, step, .. } = ctx;
         let ids: Vec<DsId> = systems.ids(nsds).collect();
         for id in ids {
             let ds = nsds.ds_mut(id)?;
@@ -126,13 +114,8 @@ impl OneStepIntegrator for SymplecticEuler {
     }
 
     /// `v = v_free + M⁻¹ p[1]`, `q = q_k + h v`.
-    fn update_state(
-        &mut self,
-        nsds: &mut Nsds,
-        systems: &SystemSet,
-        _interactions: &[InteractionId],
-        step: &StepInterval,
-    ) -> Result<(), KernelError> {
+    fn update_state(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, systems, step, .. } = ctx;
         let ids: Vec<DsId> = systems.ids(nsds).collect();
         for id in ids {
             let slot = id.index();
@@ -147,18 +130,12 @@ impl OneStepIntegrator for SymplecticEuler {
         Ok(())
     }
 
-    fn newton_residual(
-        &mut self,
-        _nsds: &mut Nsds,
-        _systems: &SystemSet,
-        _interactions: &[InteractionId],
-        _problem: &dyn OneStepProblem,
-        _step: &StepInterval,
-    ) -> Result<f64, KernelError> {
+    fn newton_residual(&mut self, _ctx: OsiContext<'_>, _problem: &dyn OneStepProblem) -> Result<f64, KernelError> {
         Ok(0.0)
     }
 
-    fn commit(&mut self, nsds: &mut Nsds, systems: &SystemSet, _step: &StepInterval) -> Result<(), KernelError> {
+    fn commit(&mut self, ctx: OsiContext<'_>) -> Result<(), KernelError> {
+        let OsiContext { nsds, systems, .. } = ctx;
         let ids: Vec<DsId> = systems.ids(nsds).collect();
         for id in ids {
             nsds.ds_mut(id)?.state_mut().commit_memories();
