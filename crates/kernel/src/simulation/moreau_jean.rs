@@ -25,7 +25,7 @@ use crate::model::ds::SecondOrderDs;
 use crate::model::{DsId, InteractionId, Nsds};
 use crate::simulation::osi::{
     Contribution, IndexSetRule, OneStepIntegrator, OsiContext, ProblemLevel, SecondOrderContribution, StepInterval,
-    SystemSet, sealed::Sealed,
+    SystemSet,
 };
 use crate::simulation::osns::OneStepProblem;
 
@@ -561,12 +561,6 @@ impl SecondOrderContribution for MoreauJeanOsi {
     fn diagonal_w(&self, ds: DsId) -> Option<&[f64]> {
         let span = self.spans[ds.index()];
         span.diagonal.then(|| &self.vectors.diagonal[span.range()])
-    }
-
-    fn hint(&self, ds: DsId, _: Sealed) {
-        let range = self.spans[ds.index()].range();
-        crate::cache::prefetch_ends(&self.vectors.v_free[range.clone()]);
-        crate::cache::prefetch_ends(&self.vectors.diagonal[range]);
     }
 }
 

@@ -28,7 +28,6 @@ use std::any::Any;
 use nonsmooth_numerics::SolverReport;
 
 use super::osns::OneStepProblem;
-pub(crate) use super::osns::sealed;
 pub use super::osns::{Contribution, FirstOrderContribution, ProblemLevel, SecondOrderContribution};
 use crate::KernelError;
 use crate::model::{DsId, Interaction, InteractionId, Nsds};

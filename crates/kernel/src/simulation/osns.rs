@@ -31,7 +31,6 @@ use nonsmooth_numerics::mlcp::{MlcpMatrixForm, MlcpMethod, MlcpProblem, MlcpSolv
 use nonsmooth_numerics::relay::{RelayMethod, RelaySolver};
 use nonsmooth_numerics::{NumericsError, SolverReport};
 
-use contribution::sealed::Sealed;
 pub use contribution::{Contribution, FirstOrderContribution, ProblemLevel, SecondOrderContribution};
 
 mod assembly;
@@ -40,7 +39,6 @@ mod first_order;
 
 pub(crate) use assembly::BlockAssembly;
 use assembly::BlockShape;
-pub(crate) use contribution::sealed;
 
 /// Solves the MLCP `w = A z + q` whose rows flagged in `equality` are equalities (`w_i = 0`)
 /// and the others complementarity rows, by permuting the equality rows first (the layout of
@@ -597,7 +595,11 @@ impl OneStepNsProblem {
             for k in block.clone() {
                 if let Some(ahead) = self.assembly.blocks.get(k + PREFETCH_SYSTEMS_AHEAD) {
                     for &d in &ahead.slots[..ahead.systems] {
-                        osi.hint(nsds.ds_id_at(d), Sealed(()));
+                        let id = nsds.ds_id_at(d);
+                        crate::cache::prefetch_ends(osi.free(id));
+                        if let Some(diagonal) = osi.diagonal_w(id) {
+                            crate::cache::prefetch_ends(diagonal);
+                        }
                     }
                 }
                 let a = active[k];
@@ -904,7 +906,7 @@ const GATHER_BLOCK: usize = 256;
 
 /// How many interactions ahead the gather of [`OneStepNsProblem::compute_on`] asks the cache for
 /// the next interactions' lines ([`Interaction::prefetch_gathered`]), and the pass of `q` for the
-/// next interactions' systems ([`SecondOrderContribution::hint`]). The interactions sit in the
+/// next interactions' systems (their free states and diagonals of `W`). The interactions sit in the
 /// problem's order, scattered in memory; beyond the caches of a core each one's lines would miss
 /// one after the other. The lines of `H` beyond its first are hinted half as far ahead
 /// ([`Interaction::prefetch_rows`] reads `H`'s length from the record, hinted by then), so that

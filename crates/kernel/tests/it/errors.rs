@@ -342,3 +342,93 @@ fn a_newton_loop_that_does_not_converge_fails_or_is_recorded() -> Result<(), Ker
     assert_eq!(sim.nonconverged_steps(), 1);
     Ok(())
 }
+
+/// Every system belongs to exactly one integrator of a simulation, and an interaction to the
+/// integrator of its systems; a scheme refuses systems it cannot integrate, and an integrator
+/// needs a one-step problem of its level.
+#[test]
+fn integrator_assignments_are_checked() -> Result<(), KernelError> {
+    use nonsmooth_kernel::model::FirstOrderLinearDs;
+    use nonsmooth_kernel::simulation::{ProblemLevel, SchatzmanPaoliOsi};
+    let grid = || TimeDiscretisation::new(0.0, 1e-3, 0.1);
+    let two_balls = || -> Result<(Nsds, [nonsmooth_kernel::model::DsId; 2]), KernelError> {
+        let mut nsds = Nsds::new();
+        let a = nsds.add_ds(ball(RADIUS, 0.0, 1.0)?);
+        let b = nsds.add_ds(ball(3.0 * RADIUS, 0.0, 1.0)?);
+        Ok((nsds, [a, b]))
+    };
+    let lcp = OneStepNsProblem::lcp_default;
+
+    // An interaction between the systems of two integrators.
+    let (mut nsds, [a, b]) = two_balls()?;
+    let contact = nsds.link(ball_on_ball()?, NonsmoothLaw::newton_impact(0.5)?, &[a, b])?;
+    let result = TimeStepping::builder(nsds, grid()?)
+        .integrator(MoreauJeanOsi::with_theta(0.5)?, [a])
+        .integrator(MoreauJeanOsi::with_theta(1.0)?, [b])
+        .problem(ProblemLevel::Velocity, lcp()?)
+        .build();
+    assert!(
+        matches!(result, Err(KernelError::SharedBetweenIntegrators { what: "interaction", index }) if index == contact.index())
+    );
+
+    // A system in two integrators, and a system in none.
+    let (nsds, [a, _]) = two_balls()?;
+    let result = TimeStepping::builder(nsds, grid()?)
+        .integrator(MoreauJeanOsi::with_theta(0.5)?, [a])
+        .integrator(MoreauJeanOsi::with_theta(1.0)?, [a])
+        .problem(ProblemLevel::Velocity, lcp()?)
+        .build();
+    assert!(matches!(result, Err(KernelError::SharedBetweenIntegrators { what: "system", .. })));
+    let (nsds, [a, b]) = two_balls()?;
+    let result = TimeStepping::builder(nsds, grid()?)
+        .integrator(MoreauJeanOsi::with_theta(0.5)?, [a])
+        .integrator(SchatzmanPaoliOsi::with_theta(0.5)?, [])
+        .problem(ProblemLevel::Velocity, lcp()?)
+        .problem(ProblemLevel::Position, lcp()?)
+        .build();
+    assert!(matches!(result, Err(KernelError::UnassignedSystem { ds }) if ds == b.index()));
+
+    // An integrator without a problem of its level; a problem without an integrator.
+    let (nsds, [a, b]) = two_balls()?;
+    let result = TimeStepping::builder(nsds, grid()?)
+        .integrator(MoreauJeanOsi::with_theta(0.5)?, [a])
+        .integrator(SchatzmanPaoliOsi::with_theta(0.5)?, [b])
+        .problem(ProblemLevel::Velocity, lcp()?)
+        .build();
+    assert!(matches!(result, Err(KernelError::InvalidModel(_))));
+    let (nsds, [a, b]) = two_balls()?;
+    let result = TimeStepping::builder(nsds, grid()?)
+        .integrator(MoreauJeanOsi::with_theta(0.5)?, [a, b])
+        .problem(ProblemLevel::Velocity, lcp()?)
+        .problem(ProblemLevel::Position, lcp()?)
+        .build();
+    assert!(matches!(result, Err(KernelError::InvalidModel(_))));
+
+    // A first-order system under a second-order scheme.
+    let (mut nsds, [a, b]) = two_balls()?;
+    let circuit =
+        nsds.add_first_order_ds(FirstOrderLinearDs::new(vec![1.0, 0.0], faer::mat![[0.0, 1.0], [-1.0, 0.0]])?);
+    let result = TimeStepping::builder(nsds, grid()?)
+        .integrator(MoreauJeanOsi::with_theta(0.5)?, [a, b, circuit])
+        .problem(ProblemLevel::Velocity, lcp()?)
+        .build();
+    assert!(matches!(result, Err(KernelError::InvalidModel(_))));
+
+    // A system added between steps is refused until it is assigned.
+    let (nsds, [a, b]) = two_balls()?;
+    let mut sim = TimeStepping::builder(nsds, grid()?)
+        .integrator(MoreauJeanOsi::with_theta(0.5)?, [a])
+        .integrator(MoreauJeanOsi::with_theta(1.0)?, [b])
+        .problem(ProblemLevel::Velocity, lcp()?)
+        .build()?;
+    sim.step()?;
+    let c = sim.nsds_mut().add_ds(ball(5.0 * RADIUS, 0.0, 1.0)?);
+    assert!(matches!(sim.step(), Err(KernelError::UnassignedSystem { ds }) if ds == c.index()));
+    assert!(matches!(sim.assign(c, 7), Err(KernelError::InvalidOption { .. })));
+    assert!(matches!(sim.assign(a, 1), Err(KernelError::SharedBetweenIntegrators { what: "system", .. })));
+    sim.assign(c, 1)?;
+    sim.step()?;
+    assert_eq!(sim.number_of_integrators(), 2);
+    assert!(sim.integrator_as::<MoreauJeanOsi>(1).is_some_and(|o| o.options().theta.to_bits() == 1.0f64.to_bits()));
+    Ok(())
+}

@@ -38,11 +38,6 @@ pub trait SecondOrderContribution {
     fn diagonal_w(&self, _ds: DsId) -> Option<&[f64]> {
         None
     }
-
-    /// A cache hint for the data of system `ds` a pass will read soon; nothing by default.
-    /// It can be neither called nor overridden outside this crate.
-    #[doc(hidden)]
-    fn hint(&self, _ds: DsId, _: sealed::Sealed) {}
 }
 
 /// What a first-order integrator hands to a one-step problem for each of its systems
@@ -93,11 +88,4 @@ impl std::fmt::Debug for Contribution<'_> {
             Contribution::FirstOrder(_) => f.write_str("Contribution::FirstOrder"),
         }
     }
-}
-
-pub(crate) mod sealed {
-    /// A token only this crate can build: a trait method taking it can be neither called nor
-    /// overridden elsewhere.
-    #[derive(Clone, Copy, Debug)]
-    pub struct Sealed(pub(crate) ());
 }
