@@ -618,7 +618,10 @@ impl Nsds {
         nodes.clear();
         nodes.extend(self.interaction_graph.node_indices().filter(|&n| !self.interaction_graph[n].is_first_order()));
         let result = nodes.chunks(GATHER_BATCH).enumerate().try_for_each(|(c, chunk)| {
-            self.prefetch_batches(&nodes, c, true);
+            // The hints pay for themselves only when later batches are there to hint.
+            if nodes.len() > GATHER_BATCH {
+                self.prefetch_batches(&nodes, c, true);
+            }
             let (ends_q, ends_v) = self.gather_batch(chunk, true);
             let Nsds { interaction_graph, scratch_q, scratch_v, .. } = self;
             let (mut q0, mut v0) = (0, 0);
@@ -641,7 +644,9 @@ impl Nsds {
         nodes.clear();
         nodes.extend(ids.iter().map(|id| id.0).filter(|&n| !self.interaction_graph[n].jacobian_constant));
         let result = nodes.chunks(GATHER_BATCH).enumerate().try_for_each(|(c, chunk)| {
-            self.prefetch_batches(&nodes, c, false);
+            if nodes.len() > GATHER_BATCH {
+                self.prefetch_batches(&nodes, c, false);
+            }
             let (ends_q, _) = self.gather_batch(chunk, false);
             let Nsds { interaction_graph, scratch_q, .. } = self;
             let mut q0 = 0;

@@ -195,8 +195,19 @@ struct Problem {
     osns: Box<dyn OneStepProblem>,
     /// Its integrators in [`TimeStepping::members`].
     members: Vec<usize>,
-    /// Its interactions: those of its integrators, one after the other.
+    /// Its interactions when it has several integrators: theirs, one after the other (with one,
+    /// those of the integrator, [`Problem::ids`]).
     ids: Vec<InteractionId>,
+}
+
+impl Problem {
+    /// The interactions of the problem.
+    fn ids<'a>(&'a self, members: &'a [Member]) -> &'a [InteractionId] {
+        match self.members[..] {
+            [m] => &members[m].interactions,
+            _ => &self.ids,
+        }
+    }
 }
 
 /// Event-capturing time-stepping of a nonsmooth dynamical system (Siconos' `TimeStepping`;
@@ -225,6 +236,12 @@ pub struct TimeStepping {
     owner: Vec<u32>,
     /// Systems slots below this bound were checked by their integrator.
     checked_systems: usize,
+    /// Whether every integrator is linear, with the model's topology and relation versions it
+    /// was found at.
+    linear: (Option<(u64, u64)>, bool),
+    /// No integrator reads the outputs after its Newton loop
+    /// ([`OneStepIntegrator::reads_new_outputs`]): they may be deferred.
+    may_defer_outputs: bool,
     grid: TimeDiscretisation,
     options: TimeSteppingOptions,
     k: usize,
@@ -351,12 +368,15 @@ impl TimeSteppingBuilder {
         if index_set_problems > 1 {
             return Err(KernelError::InvalidModel("at most one one-step problem can be posed on index set 1".into()));
         }
+        let may_defer_outputs = !built.iter().any(|m| m.osi.reads_new_outputs());
         let mut sim = TimeStepping {
             nsds,
             members: built,
             problems,
             owner: Vec::new(),
             checked_systems: 0,
+            may_defer_outputs,
+            linear: (None, false),
             grid,
             options,
             k: 0,
@@ -493,6 +513,7 @@ impl TimeStepping {
             }
         }
         self.update_outputs(step.t_old)?;
+        self.linear.0 = None;
         self.seen_topology = self.nsds.topology_version;
         self.seen_relations = self.nsds.relation_version;
         Ok(())
@@ -576,9 +597,6 @@ impl TimeStepping {
     /// of the model, and of user functions.
     pub fn step(&mut self) -> Result<StepReport, KernelError> {
         let started = std::time::Instant::now();
-        for problem in &mut self.problems {
-            problem.osns.take_timings();
-        }
         self.refresh_topology()?;
         if self.seen_relations != self.nsds.relation_version {
             // Relations changed between steps: outputs at t_k again (Lagrangian interactions).
@@ -606,7 +624,7 @@ impl TimeStepping {
         self.load_problems();
 
         // The Newton loop, solved again while an integrator asks for it.
-        let defer = self.options.defer_outputs && !self.members.iter().any(|m| m.osi.reads_new_outputs());
+        let defer = self.options.defer_outputs && self.may_defer_outputs;
         let mut pass = 0;
         let (outcome, osns_report, projection) = loop {
             pass += 1;
@@ -648,7 +666,7 @@ impl TimeStepping {
             newton_iterations: outcome.iterations,
             newton_residual: if outcome.linear { 0.0 } else { outcome.residual },
             newton_converged: outcome.converged,
-            active: self.problems.iter().map(|p| p.ids.len()).sum(),
+            active: self.problems.iter().map(|p| p.ids(&self.members).len()).sum(),
             osns: osns_report,
             projection,
             timings: StepTimings { assembly, solve, total: started.elapsed() },
@@ -687,8 +705,10 @@ impl TimeStepping {
         }
         for problem in &mut self.problems {
             problem.ids.clear();
-            for &m in &problem.members {
-                problem.ids.extend_from_slice(&self.members[m].interactions);
+            if problem.members.len() > 1 {
+                for &m in &problem.members {
+                    problem.ids.extend_from_slice(&self.members[m].interactions);
+                }
             }
         }
     }
@@ -703,8 +723,14 @@ impl TimeStepping {
         number: usize,
         defer_outputs: bool,
     ) -> Result<(NewtonOutcome, Option<SolverReport>), KernelError> {
+        // Whether every integrator is linear changes only with the model (cached on its versions).
+        let versions = (self.nsds.topology_version, self.nsds.relation_version);
+        if self.linear.0 != Some(versions) {
+            let linear = self.members.iter().all(|m| m.osi.is_linear(&self.nsds, &m.systems));
+            self.linear = (Some(versions), linear);
+        }
+        let linear = self.linear.1;
         let Self { nsds, members, problems, owner, options, .. } = self;
-        let linear = members.iter().all(|m| m.osi.is_linear(nsds, &m.systems));
         let mut residual = 0.0f64;
         for m in members.iter_mut() {
             residual =
@@ -737,7 +763,7 @@ impl TimeStepping {
                     problem_unconverged = true;
                 }
                 osns_report = report.or(osns_report);
-                problem.osns.update_inputs(nsds, &problem.ids, problem.level);
+                problem.osns.update_inputs(nsds, problem.ids(members), problem.level);
             }
             for m in members.iter_mut() {
                 m.osi.update_state(OsiContext::new(nsds, &m.systems, &m.interactions, step))?;
@@ -897,7 +923,8 @@ fn solve_problem(
 ) -> Result<Option<SolverReport>, KernelError> {
     let Problem { level, osns, members: own, ids } = problem;
     if let [m] = own[..] {
-        return osns.compute(nsds, members[m].osi.contribution(), ids, t, constant_operators, *level);
+        let member = &members[m];
+        return osns.compute(nsds, member.osi.contribution(), &member.interactions, t, constant_operators, *level);
     }
     let routed = Routed { members, owner };
     let contribution = match members[own[0]].osi.contribution() {
