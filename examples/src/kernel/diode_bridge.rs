@@ -25,10 +25,25 @@ pub const T_END: f64 = 5e-3;
 /// # Errors
 /// Kernel errors (none for this model).
 pub fn build() -> Result<(TimeStepping, DsId, InteractionId), KernelError> {
-    let a = faer::mat![[0.0, -1.0 / C], [1.0 / L, 0.0]];
-    let ds = FirstOrderLinearDs::new(vec![10.0, 0.0], a)?;
     let mut nsds = Nsds::new();
-    let ds = nsds.add_first_order_ds(ds);
+    let (ds, diodes) = add_circuit(&mut nsds)?;
+    let sim = TimeStepping::new(
+        nsds,
+        EulerMoreauOsi::with_theta(0.5)?,
+        OneStepNsProblem::lcp_default()?,
+        TimeDiscretisation::new(0.0, H, T_END)?,
+        TimeSteppingOptions::default(),
+    )?;
+    Ok((sim, ds, diodes))
+}
+
+/// Adds the circuit to `nsds`: its system `x = (V_C, i_L)` and the diodes' interaction.
+///
+/// # Errors
+/// Kernel errors (none for this model).
+pub fn add_circuit(nsds: &mut Nsds) -> Result<(DsId, InteractionId), KernelError> {
+    let a = faer::mat![[0.0, -1.0 / C], [1.0 / L, 0.0]];
+    let ds = nsds.add_first_order_ds(FirstOrderLinearDs::new(vec![10.0, 0.0], a)?);
     // y = C x + D λ: the diode currents and voltages; r = B λ: the current into the capacitor.
     let c = faer::mat![[0.0, 0.0], [0.0, 0.0], [-1.0, 0.0], [1.0, 0.0]];
     let d = faer::mat![
@@ -40,14 +55,7 @@ pub fn build() -> Result<(TimeStepping, DsId, InteractionId), KernelError> {
     let b = faer::mat![[0.0, 0.0, -1.0 / C, 1.0 / C], [0.0, 0.0, 0.0, 0.0]];
     let relation = FirstOrderLinearTir::new(c, b)?.with_d(d)?;
     let diodes = nsds.link_first_order(relation, NonsmoothLaw::Complementarity { size: 4 }, &[ds])?;
-    let sim = TimeStepping::new(
-        nsds,
-        EulerMoreauOsi::with_theta(0.5)?,
-        OneStepNsProblem::lcp_default()?,
-        TimeDiscretisation::new(0.0, H, T_END)?,
-        TimeSteppingOptions::default(),
-    )?;
-    Ok((sim, ds, diodes))
+    Ok((ds, diodes))
 }
 
 /// Runs the reference run (`ceil(T/h) = 5000` rows) and returns the rows of `DiodeBridge.ref`:

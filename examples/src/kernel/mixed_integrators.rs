@@ -13,10 +13,7 @@
 //! has when simulated alone ([`simulate_alone`]).
 
 use nonsmooth::kernel::KernelError;
-use nonsmooth::kernel::model::{
-    DsId, FirstOrderLinearDs, FirstOrderLinearTir, InteractionId, LagrangianLinearTids, LagrangianLinearTir,
-    NonsmoothLaw, Nsds,
-};
+use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
     EulerMoreauOsi, MoreauJeanOsi, OneStepNsProblem, ProblemLevel, SchatzmanPaoliOsi, TimeDiscretisation, TimeStepping,
     TimeSteppingOptions, Trajectory,
@@ -59,24 +56,6 @@ fn add_ball(nsds: &mut Nsds) -> Result<(DsId, InteractionId), KernelError> {
     let ball = nsds.add_ds(ball);
     let floor = nsds.link(LagrangianLinearTir::new(faer::mat![[1.0]])?, NonsmoothLaw::newton_impact(0.8)?, &[ball])?;
     Ok((ball, floor))
-}
-
-/// The diode bridge of [`super::diode_bridge`].
-fn add_diode_bridge(nsds: &mut Nsds) -> Result<(DsId, InteractionId), KernelError> {
-    use super::diode_bridge::{C, L, R};
-    let circuit =
-        nsds.add_first_order_ds(FirstOrderLinearDs::new(vec![10.0, 0.0], faer::mat![[0.0, -1.0 / C], [1.0 / L, 0.0]])?);
-    let c = faer::mat![[0.0, 0.0], [0.0, 0.0], [-1.0, 0.0], [1.0, 0.0]];
-    let d = faer::mat![
-        [1.0 / R, 1.0 / R, -1.0, 0.0],
-        [1.0 / R, 1.0 / R, 0.0, -1.0],
-        [1.0, 0.0, 0.0, 0.0],
-        [0.0, 1.0, 0.0, 0.0],
-    ];
-    let b = faer::mat![[0.0, 0.0, -1.0 / C, 1.0 / C], [0.0, 0.0, 0.0, 0.0]];
-    let relation = FirstOrderLinearTir::new(c, b)?.with_d(d)?;
-    let diodes = nsds.link_first_order(relation, NonsmoothLaw::Complementarity { size: 4 }, &[circuit])?;
-    Ok((circuit, diodes))
 }
 
 /// The trajectories of the three parts, one row per time `t_k` from `t_0`.
@@ -159,7 +138,7 @@ fn build_with_handles() -> Result<(TimeStepping, Handles), KernelError> {
     let mut nsds = Nsds::new();
     let beads = add_beads(&mut nsds)?;
     let ball = add_ball(&mut nsds)?;
-    let circuit = add_diode_bridge(&mut nsds)?;
+    let circuit = super::diode_bridge::add_circuit(&mut nsds)?;
     let sim = TimeStepping::builder(nsds, grid()?)
         .integrator(MoreauJeanOsi::with_theta(0.5)?, beads.iter().copied())
         .integrator(SchatzmanPaoliOsi::with_theta(0.5)?, [ball.0])
@@ -209,7 +188,7 @@ pub fn simulate_alone() -> Result<Parts, KernelError> {
     run(sim, &Handles { beads: None, ball: Some(ball), circuit: None }, &mut parts)?;
 
     let mut nsds = Nsds::new();
-    let circuit = add_diode_bridge(&mut nsds)?;
+    let circuit = super::diode_bridge::add_circuit(&mut nsds)?;
     let sim =
         TimeStepping::new(nsds, EulerMoreauOsi::with_theta(0.5)?, OneStepNsProblem::lcp_default()?, grid()?, options)?;
     run(sim, &Handles { beads: None, ball: None, circuit: Some(circuit) }, &mut parts)?;

@@ -429,19 +429,22 @@ fn own_interactions(nsds: &Nsds, systems: &SystemSet, index_set: &[InteractionId
     index_set.iter().copied().filter(|&id| systems.owns(nsds.interaction_ref(id))).collect()
 }
 
-/// Projection iterations on `ids` (non-empty or not) while the violation exceeds the
-/// tolerances: unilateral rows by `max(0, −y)`, or, with `all_equalities` (combined
-/// projection), by `|y|`. Returns the report of the projection (`passes` 1).
+/// Projection iterations on the interactions of `systems` in `index_set`, from zero position
+/// inputs, while the violation exceeds the tolerances: unilateral rows by `max(0, −y)`, or, with
+/// `all_equalities` (combined projection), by `|y|`. Returns the report of the projection
+/// (`passes` 1).
 #[allow(clippy::too_many_arguments)]
 fn project_while_violated(
     projector: &mut PositionProjector,
     nsds: &mut Nsds,
     systems: &SystemSet,
-    ids: &[InteractionId],
+    index_set: &[InteractionId],
     all_equalities: bool,
     (tol_u, tol_b, max_it): (f64, f64, usize),
     t: f64,
 ) -> Result<ProjectionReport, KernelError> {
+    clear_position_inputs(nsds, systems);
+    let ids = &own_interactions(nsds, systems, index_set)[..];
     let unilateral = |(pen, gap, _): (f64, f64, f64)| if all_equalities { gap >= tol_u } else { pen > tol_u };
     let mut measured = violations(nsds, ids);
     let mut running = !ids.is_empty() && (unilateral(measured) || measured.2 > tol_b);
@@ -565,9 +568,7 @@ impl OneStepIntegrator for MoreauJeanDirectProjectionOsi {
     ) -> Result<AfterNewton, KernelError> {
         let o = &self.options;
         let tolerances = (o.unilateral_tolerance, o.bilateral_tolerance, o.max_iterations);
-        clear_position_inputs(nsds, systems);
-        let ids = own_interactions(nsds, systems, index_set);
-        let report = project_while_violated(&mut self.projector, nsds, systems, &ids, false, tolerances, step.t)?;
+        let report = project_while_violated(&mut self.projector, nsds, systems, index_set, false, tolerances, step.t)?;
         Ok(AfterNewton::Done(Some(report)))
     }
 }
@@ -637,9 +638,8 @@ impl OneStepIntegrator for MoreauJeanCombinedProjectionOsi {
         let o = &self.options;
         let tolerances = (o.unilateral_tolerance, o.bilateral_tolerance, o.max_iterations);
         let max_passes = o.max_passes;
-        clear_position_inputs(nsds, systems);
-        let ids = own_interactions(nsds, systems, index_set);
-        let mut report = project_while_violated(&mut self.projector, nsds, systems, &ids, true, tolerances, step.t)?;
+        let mut report =
+            project_while_violated(&mut self.projector, nsds, systems, index_set, true, tolerances, step.t)?;
         report.passes = pass;
         // Contacts closed at the projected positions join index set 1.
         let mut added = false;
