@@ -492,7 +492,7 @@ impl TimeStepping {
         }
         self.assign_owners()?;
         for slot in self.checked_systems..self.nsds.ds_bound() {
-            let Some(id) = self.nsds.ds_ids().find(|d| d.index() == slot) else { continue };
+            let Some(id) = self.nsds.ds_at(slot) else { continue };
             let m = if self.members.len() == 1 { 0 } else { self.owner[slot] as usize };
             self.members[m].osi.check_system(&self.nsds, id)?;
         }
