@@ -1,8 +1,18 @@
 //! # nonsmooth
 //!
 //! Simulation of nonsmooth dynamical systems (unilateral contact, impacts, Coulomb friction,
-//! complementarity systems). This facade re-exports the three crates and a prelude; it holds no
-//! logic. The `nonsmooth` binary of this package is the command-line tool.
+//! complementarity systems), after INRIA's Siconos. This facade re-exports the three crates and
+//! a prelude; it holds no logic. The `nonsmooth` binary of this package is the command-line tool.
+//!
+//! | module | what it holds | Siconos counterpart |
+//! |---|---|---|
+//! | [`numerics`] | finite-dimensional problems (LCP, MLCP, relay, frictional contact in 2D and 3D, local and global), their solvers, matrices and problem files; no notion of time | `numerics` |
+//! | [`kernel`] | modelling (dynamical systems, relations, nonsmooth laws, interactions) and simulation (Moreau–Jean and other one-step integrators, one-step nonsmooth problems, time-stepping, event-driven) | `kernel` |
+//! | [`mechanics`] | Newton–Euler rigid bodies with quaternions, shapes, contact detection, scenes | `mechanics` |
+//! | [`prelude`] | the names most programs need, from all three | |
+//! | [`guide`] | three complete programs: a bouncing ball, a sphere pile, an FC3D problem file | |
+//!
+//! A linear complementarity problem solved by Lemke's method:
 //!
 //! ```
 //! use nonsmooth::prelude::*;
@@ -19,14 +29,59 @@
 //! # Ok(())
 //! # }
 //! ```
+//!
+//! The formulations and algorithms follow V. Acary and B. Brogliato, *Numerical Methods for
+//! Nonsmooth Dynamical Systems*, Lecture Notes in Applied and Computational Mechanics 35,
+//! Springer, 2008, and the Siconos documentation
+//! (<https://nonsmooth.gricad-pages.univ-grenoble-alpes.fr/siconos/>); each module names its
+//! own references.
 
+pub mod guide;
+
+#[doc(inline)]
 pub use nonsmooth_kernel as kernel;
+#[doc(inline)]
 pub use nonsmooth_mechanics as mechanics;
+#[doc(inline)]
 pub use nonsmooth_numerics as numerics;
 
-/// The names most programs need.
 pub mod prelude {
-    pub use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver};
+    //! The names most programs need: `use nonsmooth::prelude::*;`.
+    //!
+    //! - numerics: the LCP and frictional contact (FC2D, FC3D) problems, the methods that choose a
+    //!   solver at run time and the solver traits, NSGS and its options, the report, the matrices,
+    //!   the error, and [`read_problem`] for Siconos and FCLIB problem files;
+    //! - kernel: the dynamical systems, relations and nonsmooth laws, the [`Nsds`] that links them,
+    //!   [`TimeStepping`] with [`MoreauJeanOsi`] (and [`EulerMoreauOsi`] for first-order systems),
+    //!   [`OneStepNsProblem`], the time grid, options and reports, the error;
+    //! - mechanics: [`Scene`], [`SceneBuilder`], [`BodySpec`], [`Shape`], [`Material`], [`Vec3`],
+    //!   [`Quaternion`], [`NewtonEulerDs`], the error.
+    //!
+    //! The traits ([`LcpSolver`], [`Fc3dSolver`], [`SecondOrderDs`], [`OneStepIntegrator`], ...)
+    //! are here so that their methods can be called.
+
+    pub use nonsmooth_numerics::fc::nsgs::{NsgsLocalSolver, NsgsOptions, NsgsSolver};
+    pub use nonsmooth_numerics::fc::nsgs2d::{Nsgs2dOptions, Nsgs2dSolver};
+    pub use nonsmooth_numerics::fc::{Fc2dProblem, Fc3dMethod, Fc3dProblem, Fc3dSolver};
+    pub use nonsmooth_numerics::io::{Problem, ProblemKind, read_problem};
+    pub use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
     pub use nonsmooth_numerics::matrix::{NumericsMatrix, SparseBlockMatrix, Storage};
     pub use nonsmooth_numerics::{NumericsError, SolverReport, SolverStatus};
+
+    pub use nonsmooth_kernel::KernelError;
+    pub use nonsmooth_kernel::model::{
+        DsId, FirstOrderDs, FirstOrderLinearDs, FirstOrderLinearTids, FirstOrderLinearTir, FirstOrderNonLinearDs,
+        FirstOrderType1R, FirstOrderType2R, InteractionId, LagrangianDs, LagrangianLinearTids, LagrangianLinearTir,
+        LagrangianRelation, LagrangianRheonomousR, LagrangianScleronomousR, NonsmoothLaw, Nsds, SecondOrderDs,
+    };
+    pub use nonsmooth_kernel::simulation::{
+        EulerMoreauOsi, MoreauJeanOsi, NonConvergencePolicy, OneStepIntegrator, OneStepNsProblem, StepReport,
+        TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
+    };
+
+    pub use nonsmooth_mechanics::MechanicsError;
+    pub use nonsmooth_mechanics::body::NewtonEulerDs;
+    pub use nonsmooth_mechanics::geometry::{Pose, Shape};
+    pub use nonsmooth_mechanics::lie::{Quaternion, Vec3};
+    pub use nonsmooth_mechanics::scene::{BodySpec, Material, Scene, SceneBuilder, SceneOptions};
 }
