@@ -1,5 +1,6 @@
-//! Newton–Euler rigid bodies (Siconos' `NewtonEulerDS`; seed `000_b50ea4bc6edb00b3.txt` lines
-//! 2848-3141, 5010-5049, 5142-5160, 5433-5519; digest D5, D6, MJ7).
+//! Newton–Euler rigid bodies (Siconos' `NewtonEulerDS`; Siconos developer notes, chapter
+//! "NewtonEuler Dynamical Systems": the equations of motion, their quaternion form, the
+//! Moreau–Jean θ-schemes and the Jacobians of special cases).
 //!
 //! State `q = (x_G, p) ∈ R⁷` (centre of mass in the inertial frame, unit quaternion scalar
 //! first) and twist `v = (v_G, Ω) ∈ R⁶` (velocity of the centre in the inertial frame, angular
@@ -9,14 +10,14 @@
 //! `F = [f_ext(t) − f_int(t, q, v) ; M_ext(t, q) − M_int(t, q, v) − Ω × IΩ]`,
 //!
 //! forces in the inertial frame, moments in the body frame (an inertial-frame external moment
-//! `m` is convected, `M = Rᵀ m`, digest D6 \[FIX\]).
+//! `m` is convected, `M = Rᵀ m`; the developer notes misprint it as `Φ(p) m = R m`).
 //!
-//! The kernel's Moreau–Jean scheme integrates it as the seed's nearly implicit θ-scheme (digest
-//! MJ7 (c)) with the Lie-group position update of Siconos 4.4 ([`NewtonEulerDs`]'s
+//! The kernel's Moreau–Jean scheme integrates it as the developer notes' "nearly implicit
+//! version" of the θ-scheme with the Lie-group position update of Siconos 4.4 ([`NewtonEulerDs`]'s
 //! [`SecondOrderDs::update_position`]): `inc = hθ v + h(1 − θ) v_k`, `x = x_k + inc_x`,
-//! `p = p_k ∘ expq(inc_Ω)` (digest L9), so the quaternion stays unit without renormalization;
+//! `p = p_k ∘ expq(inc_Ω)`, so the quaternion stays unit without renormalization;
 //! `W = 𝕄 − hθ ∂F/∂v − h²θ² (∂F/∂q) T(q)` is recomputed at every Newton iterate (the
-//! gyroscopic Jacobian, digest D6: column i of `∂(Ω × IΩ)/∂Ω` is `eᵢ × IΩ + Ω × I eᵢ`).
+//! gyroscopic Jacobian: column i of `∂(Ω × IΩ)/∂Ω` is `eᵢ × IΩ + Ω × I eᵢ`).
 //! The operations follow Siconos 4.4's order, so `BouncingBallNETS` and free rotations match it
 //! bit for bit.
 
@@ -62,7 +63,7 @@ impl Source {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum QuaternionExponential {
     /// `expq(Ω) = (cos(θ/2), sin(θ/2) Ω/θ)` with `sin x / x` by its series below `x = 1e-3`
-    /// (default; digest L9).
+    /// (default).
     #[default]
     Exact,
     /// Siconos 4.4's `quaternionFromTwistVector`, whose small-angle helper (`|θ/2| ≤ 1e-3`) takes
@@ -169,7 +170,7 @@ impl NewtonEulerDs {
     }
 
     /// Sets a time-dependent external moment `m(t, out)` expressed in the inertial frame; the
-    /// body sees `M = Rᵀ m` (digest D6 \[FIX\]).
+    /// body sees `M = Rᵀ m` (the developer notes misprint it as `Φ(p) m = R m`).
     pub fn with_external_moment_inertial_fn(mut self, m: impl FnMut(f64, &mut [f64; 3]) + Send + 'static) -> Self {
         self.m_ext_inertial = Some(Source::Function(Box::new(m)));
         self
@@ -393,7 +394,7 @@ impl SecondOrderDs for NewtonEulerDs {
     }
 
     /// `∂F/∂v = −[0 ; ∂(Ω × IΩ)/∂Ω] − ∂F_int/∂v` and `∂F/∂q · T(q)` (convected moment and user
-    /// Jacobian), both `6 × 6` (digest D6).
+    /// Jacobian), both `6 × 6` (developer notes, "Computation of the Jacobian in special case").
     fn forces_jacobians(
         &mut self,
         t: f64,
@@ -420,7 +421,7 @@ impl SecondOrderDs for NewtonEulerDs {
         let mut d_dq7 = false;
         self.jac_q.fill(0.0);
         if let Some(m) = &mut self.m_ext_inertial {
-            // ∂(Rᵀ m)/∂p (3 × 4), digest D6 [FIX] row formulas.
+            // ∂(Rᵀ m)/∂p (3 × 4), derived from Φ(p)ᵀ m (the developer notes differentiate Φ(p) m).
             let m = m.eval(t, "external moment (inertial frame)")?;
             let (p0, p1, p2, p3) = (q[3], q[4], q[5], q[6]);
             let (m1, m2, m3) = (m[0], m[1], m[2]);

@@ -1,19 +1,21 @@
 //! Contact relations of Newton–Euler bodies with local frames (Siconos' `NewtonEuler3DR` and
-//! `NewtonEuler1DR`; seed `000_b50ea4bc6edb00b3.txt` lines 5546-5719, digest C1-C4 with its
-//! fixes).
+//! `NewtonEuler1DR`; Siconos developer notes, chapter "NewtonEulerR: computation of ∇_q H",
+//! with its typos corrected: body 2's lever arm is `G₂P`, not `G₁P`).
 //!
 //! A contact between body 1 and body 2 (or the fixed world) has a unit normal `n` pointing from
 //! body 2 towards body 1, contact points `P₁` on body 1 and `P₂` on body 2, and the gap
 //! `y = (P₁ − P₂)·n`. Its local frame `(n, t₁, t₂)` comes from `n` as Siconos'
 //! `orthoBaseFromVector` builds it. The local velocity `u = (u_N, u_T1, u_T2)` of body 1
-//! relative to body 2 at the contact is `u = H v` with, per body (digest C4),
+//! relative to body 2 at the contact is `u = H v` with, per body (developer notes, "Case FC3D:
+//! using the local frame local velocities"),
 //!
 //! `H₁ = [F | F (S₁ R₁)]`, `H₂ = −[F | F (S₂ R₂)]`, `F = [n; t₁; t₂]` (rows),
 //! `Sᵢ = skew(Gᵢ − Pᵢ)`, `Rᵢ` the rotation of body `i`,
 //!
 //! since the velocity of the material point `Pᵢ` is `v_G + ω × (P − G)` with `ω = R Ω` and
 //! `ω × r = skew(G − P)(R Ω)`. `Hᵀλ` is the wrench of the contact impulse `F λ` applied at the
-//! contact point (force in the inertial frame, moment in the body frame, digest C3). With a Newton
+//! contact point (force in the inertial frame, moment in the body frame; ibid., "Case FC3D: using
+//! the local frame and momentum"). With a Newton
 //! impact + Coulomb friction law of dimension 3 the contacts feed FC3D one-step problems; with
 //! the normal row only (`ContactDimension::Normal`), LCPs.
 

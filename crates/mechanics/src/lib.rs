@@ -1,7 +1,9 @@
 //! # nonsmooth-mechanics
 //!
 //! Newton–Euler rigid bodies with unit quaternions, contact geometry and contact relations
-//! with local frames (seed `000_b50ea4bc6edb00b3.txt` lines 2848-5719).
+//! with local frames (Siconos developer notes, chapters "NewtonEuler Dynamical Systems" and
+//! "NewtonEulerR: computation of ∇_q H"; Siconos documentation,
+//! <https://nonsmooth.gricad-pages.univ-grenoble-alpes.fr/siconos/>).
 //!
 //! - [`lie`]: quaternions, SO(3), `expq`, Rodrigues, `T(Ω)`, `Φ`, `Ψ`, `T(q)`.
 //! - [`body`]: [`body::NewtonEulerDs`], a rigid body implementing the kernel's second-order

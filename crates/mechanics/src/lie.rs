@@ -1,16 +1,19 @@
 //! Small fixed-size algebra for rigid-body rotations: 3-vectors, 3×3 matrices, the Lie group
 //! SO(3) and its exponential, unit quaternions and the kinematic operators `Ψ(p)` and `T(q)`.
 //!
-//! Source: seed `000_b50ea4bc6edb00b3.txt`, lines 2898–5033 (Newton–Euler, SO(3), quaternions),
-//! read through the digest `seed-000-digest.md` section 1 (items L1–L10) **with its errata
-//! applied** (notably: the sign of `(1 − cos θ)/θ²` in Rodrigues, the spurious ½ of eq:94,
-//! `ΨᵀΨ = I₃`, `ψ(p)Ω` in eq:TT).
+//! Source: the Siconos developer notes, chapter "NewtonEuler Dynamical Systems" (O. Bonnefon and
+//! V. Acary), sections "Lie group SO(3) of finite rotations", "Lie group of unit quaternions" and
+//! "Newton-Euler equation in quaternion form", in the Siconos documentation
+//! (<https://nonsmooth.gricad-pages.univ-grenoble-alpes.fr/siconos/>). Where the notes misprint a
+//! formula the standard one is used, and the item says so: the sign of `(1 − cos θ)/θ²` in
+//! Rodrigues' formula, the extra ½ in the body-frame quaternion kinematics, `ΨᵀΨ = I₃`, and
+//! `ψ(p)Ω` (not `ψ(p)ṗ`) in `T(q)`.
 //!
 //! Conventions:
 //! * [`Vec3`] is `[f64; 3]`, [`Mat3`] is row-major `[[f64; 3]; 3]` (`m[i][j]` = row `i`,
 //!   column `j`); every other matrix of this module is row-major too (`[[f64; cols]; rows]`).
 //! * Quaternions are scalar first, `p = (p0, p1, p2, p3) = (p0, p⃗)`, and a generalized position is
-//!   `q = (x, y, z, p0, p1, p2, p3) ∈ R⁷` (seed L3063–3081, Siconos `NewtonEulerDS`).
+//!   `q = (x, y, z, p0, p1, p2, p3) ∈ R⁷` (as Siconos' `NewtonEulerDS` stores it).
 //! * Angular velocities `Ω` are expressed in the **body** frame: `Ṙ = R Ω̃`, `ṗ = ½ p∘(0, Ω)`.
 //! * `θ = ‖Ω‖` is the rotation angle of a rotation vector `Ω`.
 //!
@@ -60,7 +63,7 @@ pub fn dot(a: Vec3, b: Vec3) -> f64 {
 }
 
 /// Cross product `a × b = (a₂b₃ − a₃b₂, a₃b₁ − a₁b₃, a₁b₂ − a₂b₁)`; equals `skew(a) b`
-/// (seed L2898–2906).
+/// (developer notes, "The equations of motion").
 #[inline]
 #[must_use]
 pub fn cross(a: Vec3, b: Vec3) -> Vec3 {
@@ -164,7 +167,7 @@ fn poly4(t: f64, c: [f64; 5]) -> f64 {
 
 /// `sin x / x` (`1` at `x = 0`).
 ///
-/// Series below [`SMALL_ANGLE`] (digest L2, (EXT)): `1 − x²/6 + x⁴/120 − x⁶/5040 + x⁸/362880`.
+/// Series below [`SMALL_ANGLE`]: `1 − x²/6 + x⁴/120 − x⁶/5040 + x⁸/362880`.
 #[inline]
 #[must_use]
 pub fn sin_x_over_x(x: f64) -> f64 {
@@ -175,8 +178,8 @@ pub fn sin_x_over_x(x: f64) -> f64 {
     }
 }
 
-/// `(1 − cos x) / x²` (`½` at `x = 0`), the second Rodrigues coefficient (digest L2 **FIX**:
-/// the seed's `(cos θ − 1)/θ²` at L3038–3051 has the wrong sign).
+/// `(1 − cos x) / x²` (`½` at `x = 0`), the second Rodrigues coefficient (the developer notes
+/// print `(cos θ − 1)/θ²`, with the wrong sign).
 ///
 /// Evaluated as `½ (sin(x/2)/(x/2))²` (since `1 − cos x = 2 sin²(x/2)`), which is free of
 /// cancellation; its small-angle branch is that of [`sin_x_over_x`], so near 0 it equals the
@@ -188,9 +191,9 @@ pub fn one_minus_cos_over_x2(x: f64) -> f64 {
     0.5 * s * s
 }
 
-/// `(x − sin x) / x³` (`1/6` at `x = 0`), the third coefficient of `T(Ω)` (seed eq:173 L4136).
+/// `(x − sin x) / x³` (`1/6` at `x = 0`), the third coefficient of `T(Ω)`.
 ///
-/// Series below [`SMALL_ANGLE`] (digest L4): `1/6 − x²/120 + x⁴/5040 − x⁶/362880 + x⁸/39916800`.
+/// Series below [`SMALL_ANGLE`]: `1/6 − x²/120 + x⁴/5040 − x⁶/362880 + x⁸/39916800`.
 #[inline]
 #[must_use]
 pub fn x_minus_sin_over_x3(x: f64) -> f64 {
@@ -202,7 +205,7 @@ pub fn x_minus_sin_over_x3(x: f64) -> f64 {
 }
 
 /// `(1 − (x/2) cot(x/2)) / x²` (`1/12` at `x = 0`), the coefficient of `Ω̃²` in `T(Ω)⁻¹`
-/// (digest L4 (EXT); the seed, eq:45 L3701, only gives the Bernoulli series).
+/// (a closed form; the developer notes give only the Bernoulli series).
 ///
 /// Series below [`SMALL_ANGLE`]: `1/12 + x²/720 + x⁴/30240 + x⁶/1209600 + x⁸/47900160`.
 /// Singular at `x = 2πk`, `k ≥ 1` (where `T(Ω)` is not invertible).
@@ -222,7 +225,7 @@ pub fn one_minus_half_cot_over_x2(x: f64) -> f64 {
 // ---------------------------------------------------------------------------------------------
 
 /// The skew (tilde) map `Ω ↦ Ω̃ = [[0, −Ω₃, Ω₂], [Ω₃, 0, −Ω₁], [−Ω₂, Ω₁, 0]]`, so that
-/// `Ω̃ x = Ω × x` (seed L2898–2906, eq:54 L3844; digest L1).
+/// `Ω̃ x = Ω × x` (developer notes, "Lie group SO(3) of finite rotations").
 #[inline]
 #[must_use]
 pub fn skew(omega: Vec3) -> Mat3 {
@@ -230,7 +233,7 @@ pub fn skew(omega: Vec3) -> Mat3 {
     [[0.0, -c, b], [c, 0.0, -a], [-b, a, 0.0]]
 }
 
-/// The vee map, inverse of [`skew`]: `vee(Ω̃) = Ω` (digest L1).
+/// The vee map, inverse of [`skew`]: `vee(Ω̃) = Ω`.
 ///
 /// For a matrix that is not exactly skew-symmetric it returns the vector of its skew part
 /// `(m − mᵀ)/2`, i.e. `((m₃₂ − m₂₃)/2, (m₁₃ − m₃₁)/2, (m₂₁ − m₁₂)/2)`.
@@ -258,10 +261,10 @@ fn i_plus_skew_terms(omega: Vec3, a: f64, b: f64) -> Mat3 {
 ///
 /// `expm(Ω̃) = I₃ + (sin θ/θ) Ω̃ + ((1 − cos θ)/θ²) Ω̃²`, `θ = ‖Ω‖`
 ///
-/// (seed eq:6–eq:11 L2985–3051 and L3935–4038, with the digest's **FIX** of the sign of the last
-/// term; digest L2). It is the exact solution `R(t) = R₀ expm((t − t₀)Ω̃)` of `Ṙ = R Ω̃` for a
-/// constant body angular velocity Ω. The coefficients use their series below [`SMALL_ANGLE`]
-/// (see [`sin_x_over_x`], [`one_minus_cos_over_x2`]).
+/// (developer notes, "The equations of motion" and "Lie group SO(3) of finite rotations", where
+/// the last term's sign is misprinted). It is the exact solution `R(t) = R₀ expm((t − t₀)Ω̃)`
+/// of `Ṙ = R Ω̃` for a constant body angular velocity Ω. The coefficients use their series
+/// below [`SMALL_ANGLE`] (see [`sin_x_over_x`], [`one_minus_cos_over_x2`]).
 #[must_use]
 pub fn rodrigues(omega: Vec3) -> Mat3 {
     let t = norm(omega);
@@ -311,11 +314,11 @@ pub fn log_so3(r: &Mat3) -> Vec3 {
 /// `d/dt expm(Ω̃(t)) = (T(Ω) Ω̇)~ expm(Ω̃(t))`, with
 /// `T(Ω) = I₃ + ((1 − cos θ)/θ²) Ω̃ + ((θ − sin θ)/θ³) Ω̃² = Σₖ Ω̃ᵏ/(k+1)!`
 ///
-/// (seed eq:122–124 L4070–4137, eq:173 L4136, eq:42 L3655; digest L4). The left-trivialized form,
+/// (developer notes, "Differential of the exponential map"). The left-trivialized form,
 /// which matches the body-frame kinematics `Ṙ = R Ω̃`, is `T(−Ω)`:
 /// `d/dt expm(Ω̃) = expm(Ω̃) (T(−Ω) Ω̇)~` — call `dexp(scale(-1.0, omega))`. The same matrix gives
-/// the differential of the quaternion exponential: `d/dt expq(Ω) = (0, ½T(Ω)Ω̇)∘expq(Ω)` (eq:168
-/// L4924). `T(Ω) Ω = Ω`. Small angles: series of [`x_minus_sin_over_x3`] below [`SMALL_ANGLE`];
+/// the differential of the quaternion exponential: `d/dt expq(Ω) = (0, ½T(Ω)Ω̇)∘expq(Ω)`.
+/// `T(Ω) Ω = Ω`. Small angles: series of [`x_minus_sin_over_x3`] below [`SMALL_ANGLE`];
 /// at `θ = 0`, `T = I₃`.
 #[must_use]
 pub fn dexp(omega: Vec3) -> Mat3 {
@@ -326,8 +329,8 @@ pub fn dexp(omega: Vec3) -> Mat3 {
 /// The inverse of [`dexp`]:
 /// `T(Ω)⁻¹ = I₃ − ½ Ω̃ + ((1 − (θ/2) cot(θ/2))/θ²) Ω̃²`
 ///
-/// (digest L4 (EXT), checked symbolically there; the seed gives only the Bernoulli series
-/// `Σ Bₖ/k! ad_Ωᵏ`, eq:45 L3701). Valid for `θ < 2π` (`T(Ω)` is singular at `θ = 2π`), which
+/// (a closed form, checked symbolically, of the Bernoulli series `Σ Bₖ/k! ad_Ωᵏ` that the
+/// developer notes give). Valid for `θ < 2π` (`T(Ω)` is singular at `θ = 2π`), which
 /// holds for any rotation vector returned by [`log_so3`] or [`Quaternion::log`] (`θ ≤ π`).
 /// Small angles: series of [`one_minus_half_cot_over_x2`] below [`SMALL_ANGLE`].
 #[must_use]
@@ -340,11 +343,12 @@ pub fn dexp_inv(omega: Vec3) -> Mat3 {
 // Quaternions.
 // ---------------------------------------------------------------------------------------------
 
-/// A quaternion `p = (w, x, y, z) = (p0, p⃗)`, scalar first (seed L4231–4460, digest L6).
+/// A quaternion `p = (w, x, y, z) = (p0, p⃗)`, scalar first (developer notes, "Lie group of unit
+/// quaternions").
 ///
 /// Unit quaternions (`|p| = 1`, the group H1 ≅ SU(2)) represent rotations, `p` and `−p` the same
 /// one. Orientation of a body: `p` maps body-frame coordinates to inertial ones,
-/// `x_abs = p∘(0, x_body)∘p*` (eq:newton_Mobjtoabs L5712).
+/// `x_abs = p∘(0, x_body)∘p*`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Quaternion {
     /// Scalar part `p0`.
@@ -365,7 +369,7 @@ impl Default for Quaternion {
 }
 
 impl Quaternion {
-    /// The identity `e = (1, 0⃗)` (eq:57 L4352).
+    /// The identity `e = (1, 0⃗)`.
     #[inline]
     #[must_use]
     pub const fn identity() -> Self {
@@ -407,14 +411,14 @@ impl Quaternion {
         [self.x, self.y, self.z]
     }
 
-    /// The conjugate `p* = (p0, −p⃗)` (L4413–4432).
+    /// The conjugate `p* = (p0, −p⃗)`.
     #[inline]
     #[must_use]
     pub const fn conjugate(self) -> Self {
         Self::new(self.w, -self.x, -self.y, -self.z)
     }
 
-    /// The norm `|p| = √(pᵀp)`; `p∘p* = |p|² e` (eq:131 L4436).
+    /// The norm `|p| = √(pᵀp)`; `p∘p* = |p|² e`.
     #[inline]
     #[must_use]
     pub fn norm(self) -> f64 {
@@ -426,7 +430,7 @@ impl Quaternion {
     ///
     /// # Errors
     /// [`KernelError::NonFinite`] if an entry is NaN or infinite, [`KernelError::InvalidOption`]
-    /// (name `"quaternion"`) for the zero quaternion (digest L6: Siconos throws there too).
+    /// (name `"quaternion"`) for the zero quaternion (Siconos' `normalizeq` throws there too).
     pub fn normalized(self) -> Result<Self, MechanicsError> {
         let a = self.to_array();
         let m = scaled_unit(&a, "quaternion")?;
@@ -435,7 +439,7 @@ impl Quaternion {
         Ok(Self::from_array(b.to_array().map(|v| v / n)))
     }
 
-    /// The inverse `p⁻¹ = p*/|p|²` (eq:78 L4457); `p∘p⁻¹ = p⁻¹∘p = e`. For a unit quaternion it
+    /// The inverse `p⁻¹ = p*/|p|²`; `p∘p⁻¹ = p⁻¹∘p = e`. For a unit quaternion it
     /// is `p*`.
     ///
     /// # Errors
@@ -450,8 +454,9 @@ impl Quaternion {
     }
 
     /// The rotation of `v` by `p`: the vector part of `p∘(0, v)∘p*`, i.e.
-    /// `(p0² − p⃗·p⃗) v + 2 p0 (p⃗ × v) + 2 (p⃗·v) p⃗` (eq:79–80 L4462–4480, digest L7 **FIX** of
-    /// the notation). For a unit `p` this is `R(p) v`; for any `p` it is `|p|² R(p/|p|) v`.
+    /// `(p0² − p⃗·p⃗) v + 2 p0 (p⃗ × v) + 2 (p⃗·v) p⃗` (developer notes, "Lie group of unit
+    /// quaternions", whose `pᵀp⃗` means `p⃗·p⃗`). For a unit `p` this is `R(p) v`; for any `p`
+    /// it is `|p|² R(p/|p|) v`.
     #[inline]
     #[must_use]
     pub fn rotate(self, v: Vec3) -> Vec3 {
@@ -459,13 +464,13 @@ impl Quaternion {
         add(add(scale(p0 * p0 - dot(pv, pv), v), scale(2.0 * p0, cross(pv, v))), scale(2.0 * dot(pv, v), pv))
     }
 
-    /// The rotation matrix `R = Φ(p)` (eq:81 L4487, digest L7):
+    /// The rotation matrix `R = Φ(p)`:
     ///
     /// `[[1−2p2²−2p3², 2(p1p2−p3p0), 2(p1p3+p2p0)],
     ///   [2(p1p2+p3p0), 1−2p1²−2p3², 2(p2p3−p1p0)],
     ///   [2(p1p3−p2p0), 2(p2p3+p1p0), 1−2p1²−2p2²]]`.
     ///
-    /// Its columns are `p∘eᵢ∘p*` (body → inertial frame, eq:newton_Mobjtoabs L5712); its
+    /// Its columns are `p∘eᵢ∘p*` (body → inertial frame); its
     /// transpose maps inertial to body coordinates. The diagonal uses `|p| = 1`: for a non-unit
     /// `p` it differs from [`Quaternion::rotate`] (as in Siconos); normalize first.
     #[must_use]
@@ -479,7 +484,7 @@ impl Quaternion {
     }
 
     /// The unit quaternion (with `p0 ≥ 0`) of a rotation matrix, inverse of
-    /// [`Quaternion::to_rotation_matrix`] up to the sign `±p`. (EXT) (Shepperd's method: from eq:81,
+    /// [`Quaternion::to_rotation_matrix`] up to the sign `±p`. (Shepperd's method: from `Φ(p)`,
     /// `4p0² = 1 + tr R`, `4p1² = 1 + R₀₀ − R₁₁ − R₂₂`, …, `4p0p1 = R₂₁ − R₁₂`, …; the largest of
     /// the four squares is taken first, so the divisions are by a number ≥ ½.)
     ///
@@ -516,7 +521,8 @@ impl Quaternion {
     }
 
     /// The unit quaternion of the rotation by the angle `angle` (radians) about `axis`:
-    /// `(cos(angle/2), sin(angle/2) axis/‖axis‖)` (eq:144 L4873 with `Ω = angle · axis/‖axis‖`).
+    /// `(cos(angle/2), sin(angle/2) axis/‖axis‖)`, [`Quaternion::exp`] of
+    /// `Ω = angle · axis/‖axis‖`.
     ///
     /// # Errors
     /// As [`normalize`]: a zero or non-finite axis is refused; a non-finite angle gives
@@ -534,10 +540,11 @@ impl Quaternion {
     ///
     /// `expq(Ω̂) = (cos(θ/2), sin(θ/2) Ω/θ)`, `θ = ‖Ω‖`, with the hat map `Ω̂ = (0, Ω/2)`
     ///
-    /// (eq:130–144 L4803–4873, digest L9). It is the unit quaternion of the rotation `expm(Ω̃)`
+    /// (developer notes, "Lie group of unit quaternions"). It is the unit quaternion of the
+    /// rotation `expm(Ω̃)`
     /// ([`rodrigues`]), and the exact flow of `ṗ = ½ p∘(0, Ω)` for a constant body Ω:
     /// `p(t) = p₀∘expq(tΩ)` (the Siconos position update `q_{k+1} = q_k∘expq(h Ω)`). The
-    /// seed's form with ½ and the "rotation by Ω" form are the same thing. Small angles:
+    /// notes' form with ½ and the "rotation by Ω" form are the same thing. Small angles:
     /// `sin(θ/2)/θ = ½ sin_x_over_x(θ/2)` (series below [`SMALL_ANGLE`]; Siconos' `sin_x` helper,
     /// which uses the series of `tan x/x`, is not reproduced).
     #[must_use]
@@ -552,8 +559,9 @@ impl Quaternion {
     /// `exp(log(p)) = p/|p|` if `p0 ≥ 0` and `−p/|p|` otherwise (the same rotation).
     ///
     /// With `(w, v) = ±(p0, p⃗)` chosen so that `w ≥ 0`: `θ/2 = atan2(‖v‖, w)` and
-    /// `Ω = (θ/‖v‖) v` (inverse of eq:144). `atan2` is accurate for small arguments, so the only
-    /// special case is `v = 0`, where `Ω = 0`. The result depends only on the direction of `p`.
+    /// `Ω = (θ/‖v‖) v` (inverse of [`Quaternion::exp`]). `atan2` is accurate for small
+    /// arguments, so the only special case is `v = 0`, where `Ω = 0`. The result depends only on
+    /// the direction of `p`.
     ///
     /// # Errors
     /// As [`Quaternion::normalized`] (zero or non-finite `p`).
@@ -568,13 +576,13 @@ impl Quaternion {
     }
 }
 
-/// The quaternion product `p∘q = (p0 q0 − p⃗·q⃗, p0 q⃗ + q0 p⃗ + p⃗ × q⃗)` (eq:73 L4337): `p * q`, or
+/// The quaternion product `p∘q = (p0 q0 − p⃗·q⃗, p0 q⃗ + q0 p⃗ + p⃗ × q⃗)`: `p * q`, or
 /// `p.mul(q)` with `std::ops::Mul` in scope (no inherent `mul`, which clippy's
 /// `should_implement_trait` refuses). Associative, not commutative; `R(p∘q) = R(p) R(q)`.
 impl Mul for Quaternion {
     type Output = Self;
 
-    /// `p∘q` (eq:73 L4337).
+    /// `p∘q`.
     #[inline]
     fn mul(self, q: Self) -> Self {
         let (p0, pv, q0, qv) = (self.w, self.vector(), q.w, q.vector());
@@ -583,7 +591,7 @@ impl Mul for Quaternion {
     }
 }
 
-/// The left-multiplication matrix `[p∘]` (eq:76 L4379): `p∘q = [p∘] q` for `q` as a 4-vector,
+/// The left-multiplication matrix `[p∘]`: `p∘q = [p∘] q` for `q` as a 4-vector,
 ///
 /// `[p∘] = [[p0,−p1,−p2,−p3],[p1,p0,−p3,p2],[p2,p3,p0,−p1],[p3,−p2,p1,p0]]`.
 #[must_use]
@@ -592,7 +600,7 @@ pub fn left_matrix(p: Quaternion) -> [[f64; 4]; 4] {
     [[p0, -p1, -p2, -p3], [p1, p0, -p3, p2], [p2, p3, p0, -p1], [p3, -p2, p1, p0]]
 }
 
-/// The right-multiplication matrix `[∘q]` (eq:77 L4398): `p∘q = [∘q] p` for `p` as a 4-vector,
+/// The right-multiplication matrix `[∘q]`: `p∘q = [∘q] p` for `p` as a 4-vector,
 ///
 /// `[∘q] = [[q0,−q1,−q2,−q3],[q1,q0,q3,−q2],[q2,−q3,q0,q1],[q3,q2,−q1,q0]]`.
 #[must_use]
@@ -601,8 +609,8 @@ pub fn right_matrix(q: Quaternion) -> [[f64; 4]; 4] {
     [[q0, -q1, -q2, -q3], [q1, q0, q3, -q2], [q2, -q3, q0, q1], [q3, q2, -q1, q0]]
 }
 
-/// `Φ(p)`, the 3×3 rotation matrix of a unit quaternion (eq:81 L4487, digest L7); the same as
-/// [`Quaternion::to_rotation_matrix`]. (The seed's Φ is this 3×3 matrix; the 4×4 product
+/// `Φ(p)`, the 3×3 rotation matrix of a unit quaternion; the same as
+/// [`Quaternion::to_rotation_matrix`]. (The developer notes' Φ is this 3×3 matrix; the 4×4 product
 /// matrices are [`left_matrix`] and [`right_matrix`].)
 #[inline]
 #[must_use]
@@ -610,14 +618,14 @@ pub fn phi(p: Quaternion) -> Mat3 {
     p.to_rotation_matrix()
 }
 
-/// `Ψ(p)`, 4 rows × 3 columns, row-major (eq:95 L4609, digest L8): the last three columns of
+/// `Ψ(p)`, 4 rows × 3 columns, row-major: the last three columns of
 /// `[p∘]`, so that `p∘(0, Ω) = Ψ(p) Ω`:
 ///
 /// `Ψ(p) = [[−p1,−p2,−p3],[p0,−p3,p2],[p3,p0,−p1],[−p2,p1,p0]]`.
 ///
-/// Body-frame kinematics: `ṗ = ½ p∘(0, Ω) = ½ Ψ(p) Ω` (eq:93 L4595; digest **FIX**: eq:94's
-/// extra ½ is spurious); inverse `Ω = 2 Ψ(p)ᵀ ṗ` (eq:97 L4628). For a unit `p` (digest **FIX**
-/// of L4631): `ΨᵀΨ = I₃`, `ΨΨᵀ = I₄ − p pᵀ`, `pᵀΨ = 0`.
+/// Body-frame kinematics: `ṗ = ½ p∘(0, Ω) = ½ Ψ(p) Ω` (the developer notes also print it with a
+/// spurious extra ½); inverse `Ω = 2 Ψ(p)ᵀ ṗ`. For a unit `p` (the notes swap the identity
+/// matrices): `ΨᵀΨ = I₃`, `ΨΨᵀ = I₄ − p pᵀ`, `pᵀΨ = 0`.
 #[must_use]
 pub fn psi(p: Quaternion) -> [[f64; 3]; 4] {
     let [p0, p1, p2, p3] = p.to_array();
@@ -630,7 +638,8 @@ pub fn psi(p: Quaternion) -> [[f64; 3]; 4] {
 ///
 /// `T(q) = [[I₃, 0₃ₓ₃], [0₄ₓ₃, ½ Ψ(p)]]`
 ///
-/// (eq:98 L5013–5033, eq:TT L3063–3104 with the digest's **FIX** `ψ(p)Ω`; digest L10). For a
+/// (developer notes, "Newton-Euler equation in quaternion form"; one of its two statements
+/// prints `ψ(p)ṗ` for `ψ(p)Ω`, with `ψ = ½Ψ`). For a
 /// unit `p`: `TᵀT = diag(I₃, ¼ I₃)` and `Tᵀ (0, p) = 0`.
 #[must_use]
 pub fn t_operator(q: &[f64; 7]) -> [[f64; 6]; 7] {

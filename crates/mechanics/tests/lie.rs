@@ -1,5 +1,6 @@
-//! Property tests of the SO(3) / quaternion toolkit `nonsmooth_mechanics::lie` (digest L1–L10 of
-//! seed 000, errata applied).
+//! Property tests of the SO(3) / quaternion toolkit `nonsmooth_mechanics::lie` (the identities of
+//! the Siconos developer notes, chapter "NewtonEuler Dynamical Systems", with its misprints
+//! corrected as the module's documentation says).
 
 use nonsmooth_kernel::KernelError;
 use nonsmooth_mechanics::MechanicsError;
@@ -73,7 +74,7 @@ fn rotation_vector() -> impl Strategy<Value = Vec3> {
         })
 }
 
-/// The flow of q̇ = T(q) v for a constant twist: x + t v_G, p∘expq(tΩ) (digest L9).
+/// The flow of q̇ = T(q) v for a constant twist: x + t v_G, p∘expq(tΩ).
 fn flow(q: &[f64; 7], v: &[f64; 6], t: f64) -> [f64; 7] {
     let p = Quaternion::new(q[3], q[4], q[5], q[6]) * Quaternion::exp([t * v[3], t * v[4], t * v[5]]);
     [q[0] + t * v[0], q[1] + t * v[1], q[2] + t * v[2], p.w, p.x, p.y, p.z]
@@ -145,7 +146,7 @@ proptest! {
     fn skew_is_cross_product_and_vee_inverts_it(a in vec3(10.0), b in vec3(10.0)) {
         prop_assert!(vec_dist(mat_vec(&skew(a), b), cross(a, b)) < 1e-13);
         prop_assert!(vec_dist(vee(&skew(a)), a) < 1e-15);
-        // Bracket [ã, b̃] = (a × b)~ (digest L1).
+        // Bracket [ã, b̃] = (a × b)~.
         let ab = mat_mul(&skew(a), &skew(b));
         let ba = mat_mul(&skew(b), &skew(a));
         let mut br = [[0.0; 3]; 3];
@@ -253,7 +254,7 @@ proptest! {
     #[test]
     fn dexp_matches_finite_differences(omega in vec3(3.0), gamma in vec3(1.0)) {
         let eps = 1e-5;
-        // Right-trivialized (T(Ω)) and left-trivialized (T(−Ω)) forms (digest L4).
+        // Right-trivialized (T(Ω)) and left-trivialized (T(−Ω)) forms.
         let fd = fd_dexp_right(omega, gamma, eps);
         prop_assert!(vec_dist(fd, mat_vec(&dexp(omega), gamma)) < 1e-8);
         let rp = rodrigues(add(omega, scale(eps, gamma)));
@@ -262,7 +263,7 @@ proptest! {
         for i in 0..3 { for j in 0..3 { d[i][j] = (rp[i][j] - rm[i][j]) / (2.0 * eps); } }
         let left = vee(&mat_mul(&transpose(&rodrigues(omega)), &d));
         prop_assert!(vec_dist(left, mat_vec(&dexp(scale(-1.0, omega)), gamma)) < 1e-8);
-        // Quaternion form: d/dt expq(Ω) = (0, ½T(Ω)Ω̇)∘expq(Ω) (eq:168).
+        // Quaternion form: d/dt expq(Ω) = (0, ½T(Ω)Ω̇)∘expq(Ω).
         let qp = Quaternion::exp(add(omega, scale(eps, gamma))).to_array();
         let qm = Quaternion::exp(sub(omega, scale(eps, gamma))).to_array();
         let fdq = Quaternion::from_array([0, 1, 2, 3].map(|i| (qp[i] - qm[i]) / (2.0 * eps)));
@@ -288,7 +289,7 @@ proptest! {
             let si: f64 = (0..3).map(|j| s[i][j] * omega[j]).sum();
             prop_assert!((si - po[i]).abs() < 1e-14);
         }
-        // ΨᵀΨ = I₃, ΨΨᵀ = I₄ − ppᵀ, pᵀΨ = 0 (digest L8 [FIX]).
+        // ΨᵀΨ = I₃, ΨΨᵀ = I₄ − ppᵀ, pᵀΨ = 0 (the developer notes swap I₃ and I₄).
         for i in 0..3 {
             for j in 0..3 {
                 let v: f64 = (0..4).map(|k| s[k][i] * s[k][j]).sum();
@@ -317,7 +318,7 @@ proptest! {
         for i in 0..7 {
             prop_assert!(((qp[i] - qm[i]) / (2.0 * h) - tv[i]).abs() < 1e-8);
         }
-        // TᵀT = diag(I₃, ¼I₃), Tᵀ(0, p) = 0 (digest L10).
+        // TᵀT = diag(I₃, ¼I₃), Tᵀ(0, p) = 0.
         for i in 0..6 {
             for j in 0..6 {
                 let m: f64 = (0..7).map(|k| t[k][i] * t[k][j]).sum();

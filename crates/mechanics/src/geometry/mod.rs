@@ -1,4 +1,4 @@
-//! Contact detection: shapes, narrow phase and broad phase (issue 8, item 4).
+//! Contact detection: shapes, narrow phase and broad phase.
 //!
 //! * [`shapes`]: the rigid [`Pose`] (body → world), the [`Shape`] enum (sphere, half-space, box,
 //!   capsule), axis-aligned bounding boxes ([`Aabb`]) and mass properties of solids of uniform
