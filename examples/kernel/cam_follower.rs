@@ -1,5 +1,5 @@
-//! The cam-follower of the seed (rheonomous unilateral constraint `u ≥ c(t)`), run with
-//! Moreau–Jean time-stepping (`h = 1e-4`) and event-driven.
+//! The cam-follower of Siconos' `CamFollower` example (rheonomous unilateral constraint
+//! `u ≥ c(t)`), run with Moreau–Jean time-stepping (`h = 1e-4`) and event-driven.
 //!
 //! `cargo run --release --example cam_follower -- [--rpm R] [--t-end T] [--scheme ts|ed|both]
 //! [--output FILE] [--svg FILE]`

@@ -1,4 +1,4 @@
-//! The cam-follower example (issue 6, item 4): the cam profile, contact at low speed, impacts
+//! The cam-follower example: the cam profile, contact at low speed, impacts
 //! at 660 rpm in both schemes, and the Poincaré-section SVG.
 
 use nonsmooth::kernel::KernelError;
@@ -6,7 +6,7 @@ use nonsmooth_examples::kernel::cam_follower::{
     RESTITUTION, TIME_STEP, cam_state, omega, poincare_svg, run_event_driven, run_time_stepping,
 };
 
-/// The junction angles `β` of the profile in `[0, π]` (notes `cam-follower.md`).
+/// The junction angles `β` of the profile in `[0, π]` (Siconos' `CamFollower` example).
 const JUNCTIONS: [f64; 3] = [
     std::f64::consts::FRAC_PI_2,
     std::f64::consts::FRAC_PI_2 + 1.050328174371336,

@@ -201,7 +201,7 @@ fn pendulum_released_taut_from_rest_keeps_the_analytic_tension() {
     assert!((vmax - (2.0 * GRAVITY * (1.0 - phi0.cos())).sqrt()).abs() < 1e-2, "{vmax}");
 }
 
-/// Regression test (issue 6): the double condition after the acceleration LCP must include the
+/// Regression test: the double condition after the acceleration LCP must include the
 /// `Ġ v` term of a scleronomous relation in `ÿ`; without it a taut string with a tangential
 /// velocity reported "acceleration and force both nonzero" (`ÿ` off by `2 |v|² = 2`).
 #[test]

@@ -1,5 +1,5 @@
 //! Properties of the first-order kernel examples `circuit_rlcd_theta_gamma` and
-//! `nonlinear_switch` (issue 5, item 6).
+//! `nonlinear_switch`.
 //!
 //! Run with `cargo test --release -p nonsmooth-examples --test first_order_examples -- --nocapture`
 //! to see the measured numbers.

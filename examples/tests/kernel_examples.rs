@@ -1,4 +1,4 @@
-//! Properties of the kernel examples `column_of_beads` and `double_pendulum` (issue 4, item 6).
+//! Properties of the kernel examples `column_of_beads` and `double_pendulum`.
 //!
 //! Run with `cargo test --release -p nonsmooth-examples --test kernel_examples -- --nocapture`
 //! to see the measured numbers.

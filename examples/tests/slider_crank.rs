@@ -1,4 +1,4 @@
-//! Properties of the slider-crank example (issue 7, item 3): Moreau–Jean's penetration, the
+//! Properties of the slider-crank example: Moreau–Jean's penetration, the
 //! projections' bound on it, the model's energy and its Jacobians.
 //!
 //! Run with `cargo test --release -p nonsmooth-examples --test slider_crank -- --nocapture` to

@@ -1,4 +1,4 @@
-//! The bouncing ball of Siconos' `BouncingBallTS` (see `../shared/data/reference/README.md`):
+//! The bouncing ball of Siconos' `BouncingBallTS` example (Siconos tutorials):
 //! a ball of mass 1 and radius 0.1 (`q = (x, y, θ)`, `x` vertical), dropped from `x = 1`
 //! on the ground `x = 0` (`y = x`, the radius is ignored as in Siconos), Newton impact law
 //! with `e = 0.9`, Moreau–Jean θ = 1/2, Lemke, `h = 0.005`, `T = 10`.

@@ -1,4 +1,4 @@
-//! Siconos' `BouncingBallED` (see `../shared/data/reference/README.md`): the bouncing ball of
+//! Siconos' `BouncingBallED` example (Siconos tutorials): the bouncing ball of
 //! `BouncingBallTS` (with the rotational inertia `3/5 m R²`), simulated event by event: smooth
 //! flights integrated with root finding on the gap, impacts solved at velocity level, resting
 //! contact at acceleration level.

@@ -1,5 +1,6 @@
-//! The cam-follower of the seed (`000_b50ea4bc6edb00b3.txt` lines 5831-6284, Siconos'
-//! `CamFollower` sample; model and profile in `shared/notes/cam-follower.md`): a follower of
+//! The cam-follower of the Siconos developer notes, section "Simulation of a Cam Follower
+//! System" (M. di Bernardo, G. Osorio, S. Santini), and of Siconos' `CamFollower` example, whose
+//! plugin gives the cam profile: a follower of
 //! mass `μ = 1.221`, spring stiffness `κ = 1430.8`, no damping (`ζ = 0`) and no valve force
 //! (`f_v = 0`), `μ ü + κ u = λ`, kept above a cam turning at `rpm` by the rheonomous unilateral
 //! constraint `y = u − c(t) ≥ 0` (`LagrangianRheonomousR`: `G = 1`, `∂h/∂t = −ċ`,
@@ -9,8 +10,9 @@
 //! Two schemes: Moreau–Jean time-stepping (θ = 1/2, Lemke; the kernel's one-step problem adds
 //! `∂h/∂t` at `t_{k+1}`) in [`run_time_stepping`], and event-driven (LSODAR at Siconos'
 //! tolerances, impacts at velocity level, contact phases at acceleration level) in
-//! [`run_event_driven`]. At 660 rpm the seed reports a chaotic attractor; [`poincare_svg`] draws
-//! its impact Poincaré section (follower velocity against cam angle at impacts).
+//! [`run_event_driven`]. At 660 rpm the developer notes report a chaotic attractor;
+//! [`poincare_svg`] draws its impact Poincaré section (follower velocity against cam angle at
+//! impacts).
 //!
 //! The cam profile ([`cam_state`]), checked numerically (tests `cam_profile_*` in
 //! `examples/tests/cam_follower.rs`): `c` and `ċ` are continuous everywhere (across each
@@ -38,7 +40,7 @@ pub const MASS: f64 = 1.221;
 pub const STIFFNESS: f64 = 1430.8;
 /// Restitution coefficient `r`.
 pub const RESTITUTION: f64 = 0.8;
-/// Time step of the time-stepping runs of the seed (`h = 1e-4`).
+/// Time step of the time-stepping runs of the developer notes (`h = 1e-4`).
 pub const TIME_STEP: f64 = 1e-4;
 
 /// Relative tolerance of the event-driven smooth integrator (Dormand–Prince).
@@ -48,7 +50,7 @@ pub const ED_ATOL: f64 = 1e-14;
 
 /// Base radius `R_b` of the cam profile.
 const R_B: f64 = 0.40;
-/// Profile constants (seed / notes).
+/// Profile constants (Siconos' `CamFollower` example).
 const K1: f64 = 0.45;
 const K2: f64 = 0.403_933_207_238_21;
 const RHO1: f64 = 0.85;
@@ -69,7 +71,7 @@ pub fn cam_angle(t: f64, rpm: f64) -> f64 {
 }
 
 /// The cam position, velocity and acceleration `(c, ċ, c̈)` at time `t` for a cam turning at
-/// `rpm` (notes `cam-follower.md`, "The cam profile"): `β = (ω t + π/2) mod 2π`, mirrored
+/// `rpm` (Siconos' `CamFollower` example, its `CamState`): `β = (ω t + π/2) mod 2π`, mirrored
 /// (`β ← 2π − β`, `ω ← −ω`) past `π`; the base circle `R_b` up to `π/2 − β₁`, the flank
 /// `−k₁ sin β + ρ₁ √(1 − (k₁ cos β / ρ₁)²)` up to `π/2 + β₂`, the nose
 /// `−k₂ cos a + ρ₃ √(1 − (k₂ sin a / ρ₃)²)` (`a = β + π/9`) up to `π/2 + β₃`, then `ρ₂`;

@@ -1,5 +1,5 @@
-//! Siconos' `DiodeBridge` (see `../shared/data/reference/README.md`): an LC oscillator
-//! (`L = 1e-2`, `C = 1e-6`) feeding a resistor `R = 1e3` through a bridge of four ideal
+//! Siconos' `DiodeBridge` example (`electronics/DiodeBridge` in the Siconos tutorials): an LC
+//! oscillator (`L = 1e-2`, `C = 1e-6`) feeding a resistor `R = 1e3` through a bridge of four ideal
 //! diodes. `x = (V_C, i_L)`, `ẋ = A x + r`, a linear time-invariant relation of size 4 with a
 //! complementarity law; Euler–Moreau θ = 1/2, LCP by Lemke, `h = 1e-6`, `T = 5e-3`.
 

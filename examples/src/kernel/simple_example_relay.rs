@@ -1,4 +1,4 @@
-//! Siconos' `SimpleExampleRelay` (see `../shared/data/reference/README.md`): `ẋ = r`,
+//! Siconos' `SimpleExampleRelay` example (`control/Relay` in the Siconos tutorials): `ẋ = r`,
 //! `y = x`, `r = 2λ`, `λ_i = −sgn(y_i)` (relay law on `[−1, 1]`), so each component goes to 0
 //! at slope 2 and stays there (sliding mode). Euler–Moreau θ = 1/2, the relay problem by
 //! projected Gauss–Seidel (Siconos' `SICONOS_RELAY_PGS`), `h = 1e-3`, 800 steps.

@@ -1,4 +1,4 @@
-//! Siconos' `WoodPecker` (see `../shared/data/reference/README.md`): a woodpecker toy going
+//! Siconos' `WoodPecker` example (Siconos tutorials): a woodpecker toy going
 //! down a pole. One `LagrangianLinearTids` with `q = (y, φ_M, φ_S)` (sleeve height, sleeve
 //! and woodpecker angles) coupled by a spring, three 2D frictional contacts (the beak on the
 //! pole, the sleeve's two edges on the pole), Moreau–Jean θ = 1/2, FrictionContact(2) solved

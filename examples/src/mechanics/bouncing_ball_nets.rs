@@ -1,4 +1,4 @@
-//! Siconos' `BouncingBallNETS` (see `../shared/data/reference/README.md`): a Newton–Euler ball
+//! Siconos' `BouncingBallNETS` example (Siconos tutorials): a Newton–Euler ball
 //! (`q = (x, y, z, p0, p1, p2, p3)`, twist `(v, Ω)`), mass 1, inertia `I₃`, launched upwards at
 //! 2 m/s from `x = 1` under gravity along `−x`, on the plane `x = 0` (the contact of its own
 //! relation: `y = |x| − R`, normal `e_x`, contact point `(|x| − R, y, z)`), Newton impact with

@@ -1,7 +1,7 @@
 //! The integration tests of nonsmooth-kernel (one binary, one module per area).
 //!
-//! The models are the bouncing ball of `/work/shared/data/reference/README.md` ("Bouncing
-//! ball: shared model": `LagrangianLinearTids` with `q = (x, y, θ)`, `M = diag(m, m, ⅖ m R²)`,
+//! The models are the bouncing ball of Siconos' `BouncingBallTS` example (Siconos tutorials:
+//! `LagrangianLinearTids` with `q = (x, y, θ)`, `M = diag(m, m, ⅖ m R²)`,
 //! `F_ext = (−m g, 0, 0)`, `y = x`) and stacks of such balls.
 
 mod allocations;
