@@ -1,12 +1,12 @@
 //! The kernel benchmark models, built exactly as the Siconos driver `xtask/siconos_kernel.py`
 //! builds them:
-//! - Moreau–Jean (`../shared/notes/siconos44.md` section 8): the bouncing ball (2000 steps of
+//! - Moreau–Jean (θ = 1/2, Siconos' default LCP): the bouncing ball (2000 steps of
 //!   h = 0.005), the falling bead column and the resting bead stack (N beads, h = 1e-3, e = 0.9,
 //!   1000 steps; 100 for the stack of 1000);
-//! - Euler–Moreau, first-order systems (issue 5; `../shared/data/reference/README.md`): Siconos'
+//! - Euler–Moreau, first-order systems (the Siconos tutorials' examples): Siconos'
 //!   `DiodeBridge` (5000 steps of h = 1e-6, t = 0 → 5e-3) and `SimpleExampleRelay` (800 steps of
 //!   h = 1e-3), the models of `examples/src/kernel/{diode_bridge,simple_example_relay}.rs`;
-//! - event-driven (issue 6): Siconos' `BouncingBallED` (LSODAR at Siconos' tolerances, impact and
+//! - event-driven: Siconos' `BouncingBallED` (LSODAR at Siconos' tolerances, impact and
 //!   acceleration LCPs, output grid h = 0.005 up to T = 8.5: 1744 events, 1700 grid points and 44
 //!   impacts), the model of `examples/src/kernel/bouncing_ball_ed.rs`.
 

@@ -38,8 +38,7 @@ pub const FILE_TOLERANCE: f64 = 1e-8;
 /// Iteration cap given to every solver except `enum` (Siconos' default for Lemke and PGS).
 pub const MAX_ITERATIONS: usize = 10_000;
 
-/// The enumerative solver is exponential in `n`: it is run only up to this size (as the Siconos
-/// measurements of `siconos44.md` do).
+/// The enumerative solver is exponential in `n`: it is run only up to this size.
 pub const ENUM_MAX_SIZE: usize = 20;
 
 /// The solver names benchmarked, as [`LcpMethod::from_name`] spells them, with the id of the
@@ -56,8 +55,8 @@ pub fn random_seed(n: usize) -> u64 {
     0x5EED_0000 + n as u64
 }
 
-/// A random LCP with a symmetric positive definite matrix, the benchmark problem of
-/// `siconos44.md` ("random `M = AᵀA + 0.1 I`"):
+/// A random LCP with a symmetric positive definite matrix, the benchmark problem measured on
+/// Siconos 4.4 too ("random `M = AᵀA + 0.1 I`"):
 ///
 /// `M = AᵀA + 0.1 I`, with `A` an `n × n` matrix whose entries are drawn uniformly in `[−1, 1)`
 /// (row by row, from `StdRng::seed_from_u64(seed)`), then `q` with entries uniform in `[−1, 1)`.

@@ -1,5 +1,5 @@
 //! The sphere-pile scene shared by our `sphere_pile` and the Rapier comparison
-//! (`src/bin/rapier-pile.rs`) of the mechanics benchmark report (issue 8, item 8):
+//! (`src/bin/rapier-pile.rs`) of the mechanics benchmark report:
 //! `n` equal spheres placed on a jittered cubic lattice inside an open box (ground `z = 0` and four
 //! vertical walls), at rest, falling under gravity along `−z`.
 //!

@@ -41,7 +41,7 @@ const MANIFEST_ENV: &str = "NONSMOOTH_BENCH_FC3D_MANIFEST";
 /// Our solver names and how Siconos names the matching solver.
 const SICONOS_NAMES: [(&str, &str); 3] = [("nsgs", "NSGS"), ("nsn-ac", "NSN_AC"), ("prox", "PROX")];
 
-/// Solvers whose median ratio ours/Siconos has the target ≤ 0.5 (issue 3, item 9).
+/// Solvers whose median ratio ours/Siconos has the target ≤ 0.5.
 const RATIO_TARGET: f64 = 0.5;
 const RATIO_TARGET_SOLVERS: [&str; 2] = ["nsgs", "nsn-ac"];
 
@@ -847,8 +847,8 @@ type SiconosResults = HashMap<(String, String), (Side, Option<usize>)>;
 
 /// The manifest handed to `siconos_fc3d.py`: the Debian build of Siconos 4.4 has no FCLIB
 /// reader, so each FCLIB problem is first converted to a Siconos `.dat` file in `work` by
-/// `nonsmooth convert` (bit-exact, tested in `tests/it/fclib.rs`), as the reference CSV in
-/// `../shared/data` was made; the file names stay those of the collection.
+/// `nonsmooth convert` (bit-exact, tested in `tests/it/fclib.rs`), as the reference CSV of the
+/// data folder was made; the file names stay those of the collection.
 fn siconos_manifest(manifest: &serde_json::Value, work: &Path) -> anyhow::Result<PathBuf> {
     let mut manifest = manifest.clone();
     let target = target_dir()?;

@@ -1,6 +1,6 @@
 //! The kernel part of `cargo xtask bench-report`: Moreau–Jean time-stepping on the bouncing ball
-//! and the two bead models (issue 4), Euler–Moreau time-stepping on the first-order diode bridge
-//! and relay examples (issue 5), the event-driven bouncing ball (issue 6), ours and Siconos 4.4's
+//! and the two bead models, Euler–Moreau time-stepping on the first-order diode bridge
+//! and relay examples, the event-driven bouncing ball, ours and Siconos 4.4's
 //! in the same run; writes `kernel.md` and `kernel.csv`.
 //!
 //! Steps:
@@ -12,11 +12,11 @@
 //! 2. `kernel-summary` (`cargo build --release -p nonsmooth-benches --bin kernel-summary`, then
 //!    run): one JSON line per case with the active-contact statistics and the final-state
 //!    checksums ([`CaseSummary`]);
-//! 3. when python3-siconos imports, `xtask/siconos_kernel.py`: the same models built as
-//!    `../shared/notes/siconos44.md` section 8 says, the same summary fields and the median loop
+//! 3. when python3-siconos imports, `xtask/siconos_kernel.py`: the same models built with
+//!    Siconos 4.4's Python API, the same summary fields and the median loop
 //!    time;
 //! 4. the report: per case both per-step times, the ratio against the target (≤ 0.2; the
-//!    Lagrangian time-stepping cases only: issues 5 and 6 ask the first-order cases and the
+//!    Lagrangian time-stepping cases only: the first-order cases and the
 //!    event-driven ball for the ratio, with no target),
 //!    how the cost per step grows with N, the active contacts and the checksums side by side.
 //!
@@ -40,11 +40,11 @@ use crate::{cargo, criterion, project_root, run_checked};
 /// The criterion group of `benches/benches/kernel.rs`.
 const GROUP: &str = "kernel";
 
-/// Issue 4's target: our per-step time at most this fraction of Siconos 4.4's, on every
-/// Lagrangian (Moreau–Jean) case; the first-order cases of issue 5 have none.
+/// The report's target: our per-step time at most this fraction of Siconos 4.4's, on every
+/// Lagrangian (Moreau–Jean) case; the first-order cases have none.
 pub(crate) const RATIO_TARGET: f64 = 0.2;
 
-/// The first-order (Euler–Moreau) cases of issue 5, one model each (N = 1), after the
+/// The first-order (Euler–Moreau) cases, one model each (N = 1), after the
 /// Lagrangian ones.
 const FIRST_ORDER: [&str; 2] = ["diode_bridge", "relay"];
 
@@ -53,7 +53,7 @@ pub(crate) fn is_first_order(case: &str) -> bool {
     FIRST_ORDER.contains(&case)
 }
 
-/// The event-driven case of issue 6 (N = 1), last in the report: Siconos' `BouncingBallED`
+/// The event-driven case (N = 1), last in the report: Siconos' `BouncingBallED`
 /// (LSODAR, output grid h = 0.005 up to T = 8.5), ratio shown, no target.
 const EVENT_DRIVEN: &str = "bouncing_ball_ed";
 
@@ -81,8 +81,8 @@ pub(crate) fn cases(quick: bool) -> Vec<(&'static str, usize)> {
     out
 }
 
-/// Steps of one criterion iteration (the contract with `benches/benches/kernel.rs`,
-/// siconos44.md section 8 and `xtask/siconos_kernel.py`): 2000 for the ball (h = 0.005,
+/// Steps of one criterion iteration (the contract with `benches/benches/kernel.rs`
+/// and `xtask/siconos_kernel.py`): 2000 for the ball (h = 0.005,
 /// T = 10), 1000 for the bead models (h = 1e-3), but 100 for the stack of 1000 beads; 5000 for
 /// the diode bridge (h = 1e-6, T = 5e-3; `DiodeBridge.ref` keeps the first 4999) and 800 for
 /// the relay (h = 1e-3, as `SimpleExampleRelay`); for the event-driven ball the events processed
@@ -167,7 +167,7 @@ impl KernelRow {
         (theirs > 0.0).then(|| ours / theirs)
     }
 
-    /// Whether the 0.2 target of issue 4 applies (the Lagrangian time-stepping cases; not the
+    /// Whether the 0.2 target applies (the Lagrangian time-stepping cases; not the
     /// first-order ones nor the event-driven ball).
     pub(crate) fn has_target(&self) -> bool {
         !is_first_order(&self.case) && !is_event_driven(&self.case)

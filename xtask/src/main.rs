@@ -8,7 +8,7 @@
 //!   Siconos 4.4's FC3D solvers, written to `docs/benchmarks/fc3d.{md,csv}` and
 //!   `docs/benchmarks/fc3d-profile.svg`; then the kernel time-stepping benches (bouncing ball,
 //!   bead column and stack) next to Siconos 4.4's Moreau–Jean loop on the same models, written to
-//!   `docs/benchmarks/kernel.{md,csv}`; then the sphere pile of issue 8, ours (NSGS sequential
+//!   `docs/benchmarks/kernel.{md,csv}`; then the sphere pile, ours (NSGS sequential
 //!   and on 2 threads) and Rapier's in the same run, written to `docs/benchmarks/mechanics.{md,csv}`
 //!   (`--only lcp|fc3d|kernel|mechanics` runs one of the four). See [`bench_report`],
 //!   [`fc3d_report`], [`kernel_report`] and [`mechanics_report`].

@@ -1,4 +1,4 @@
-//! The mechanics part of `cargo xtask bench-report` (issue 8, items 7 and 8): the sphere pile
+//! The mechanics part of `cargo xtask bench-report`: the sphere pile
 //! stepped by us (NSGS sequential and on 2 threads) and by Rapier (its single-threaded pipeline and
 //! its parallel pipeline on 2 threads) on the same scene in the same run; writes `mechanics.md` and
 //! `mechanics.csv`.
@@ -14,7 +14,7 @@
 //!    global pool of 2 threads), `rapier-pile-1thread --n N --steps S --measure M` and
 //!    `rapier-pile-2threads` with the same arguments and `RAYON_NUM_THREADS=2`; each prints one
 //!    JSON line ([`PileRun`]), whose `parallel` and `threads` must be the run's ([`check_threads`]);
-//! 3. the report: one table per N, the targets of issue 8 with PASS / FAIL as measured
+//! 3. the report: one table per N, the report's targets with PASS / FAIL as measured
 //!    ([`targets`]), the growth of detection and assembly from N = 1000 to N = 20000
 //!    ([`growth`]), what each engine solves, how to run it.
 //!
@@ -36,19 +36,19 @@ use crate::{cargo, project_root, run_checked};
 /// penetrations are shown in units of it.
 pub(crate) const RADIUS: f64 = 0.05;
 
-/// Issue 8's speed target: at N = [`TARGET_N`], at least this many steps per second on 2 cores.
+/// The speed target: at N = [`TARGET_N`], at least this many steps per second on 2 cores.
 pub(crate) const STEPS_PER_SECOND_TARGET: f64 = 10.0;
 
-/// Issue 8's comparison target: our per-step time at most this multiple of Rapier's.
+/// The comparison target: our per-step time at most this multiple of Rapier's.
 pub(crate) const RAPIER_RATIO_TARGET: f64 = 3.0;
 
 /// The N of the speed and Rapier targets.
 pub(crate) const TARGET_N: usize = 5000;
 
-/// Threads of the parallel runs, ours and Rapier's (issue 8's "2 cores").
+/// Threads of the parallel runs, ours and Rapier's (the targets' "2 cores").
 pub(crate) const PARALLEL_THREADS: usize = 2;
 
-/// The two ends of the growth measurement (issue 8: "from N = 1000 to N = 20000").
+/// The two ends of the growth measurement (from N = 1000 to N = 20000).
 pub(crate) const GROWTH_FROM: usize = 1000;
 /// See [`GROWTH_FROM`].
 pub(crate) const GROWTH_TO: usize = 20000;
@@ -276,7 +276,7 @@ impl CaseResult {
     }
 }
 
-/// A target of issue 8 and how the run met it.
+/// A target of the report and how the run met it.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Target {
     /// The target in words.
@@ -391,10 +391,10 @@ fn ratio_target(results: &[CaseResult], name: String, ours: RunKind, theirs: Run
     Target { name, measured, met: ratio.map(|r| r <= RAPIER_RATIO_TARGET) }
 }
 
-/// The targets of issue 8, evaluated on what was measured:
+/// The report's targets, evaluated on what was measured:
 /// 1. N = 5000: at least 10 steps/s on this 2-core machine (the faster of our sequential and
 ///    2-thread runs), every measured step's FC3D converged to the tolerance;
-/// 2. N = 5000 on 2 cores: our per-step time within 3× Rapier's, as the issue states it (our
+/// 2. N = 5000 on 2 cores: our per-step time within 3× Rapier's, as the target states it (our
 ///    2-thread run against Rapier's parallel pipeline on the same 2 threads);
 /// 3. N = 5000 on 1 core, the stricter reading: our sequential run within 3× Rapier's
 ///    single-threaded pipeline;

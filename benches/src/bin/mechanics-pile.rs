@@ -1,6 +1,6 @@
 //! Our sphere pile ([`nonsmooth::mechanics::pile::SpherePile`], the scene of the `sphere_pile`
-//! example) timed for the mechanics benchmark report `docs/benchmarks/mechanics.md` (issue 8,
-//! items 7 and 8), next to the same pile stepped by Rapier (`src/bin/rapier-pile.rs`).
+//! example) timed for the mechanics benchmark report `docs/benchmarks/mechanics.md`, next to the
+//! same pile stepped by Rapier (`src/bin/rapier-pile.rs`).
 //!
 //! The scene: `SpherePile::with_spheres(n)` (the positions of [`PileSpec::with_n`]), Moreau–Jean
 //! at `h = 1e-3` with FC3D solved by the scenes' NSGS (`SceneOptions::default_nsgs`: tolerance
@@ -29,7 +29,7 @@ use nonsmooth::mechanics::scene::{SceneOptions, StepTotals};
 use nonsmooth::numerics::fc::Fc3dMethod;
 use nonsmooth_benches::pile::PileSpec;
 
-/// Threads of rayon's global pool for `--parallel` (the 2-core figure of issue 8).
+/// Threads of rayon's global pool for `--parallel` (the 2-core figure of the mechanics report).
 const PARALLEL_THREADS: usize = 2;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -1,5 +1,5 @@
 //! The sphere pile of [`nonsmooth_benches::pile::PileSpec`] stepped by Rapier (`rapier3d`, its
-//! default **f32** build), for the comparison of `docs/benchmarks/mechanics.md` (issue 8, item 8).
+//! default **f32** build), for the comparison of `docs/benchmarks/mechanics.md`.
 //!
 //! The scene: one dynamic body per sphere with a ball collider of the spec's radius, density,
 //! friction and restitution (Rapier's `Average` combine rule, so every contact gets the spec's μ

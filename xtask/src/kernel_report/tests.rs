@@ -1,7 +1,7 @@
 use super::*;
 
-/// A hand-written `kernel-summary` output in the contract's layout (values from
-/// siconos44.md's table where it gives them).
+/// A hand-written `kernel-summary` output in the contract's layout (values measured on
+/// Siconos 4.4 where there are some).
 const SUMMARY_SAMPLE: &str = r#"{"case":"bouncing_ball","n":1,"steps":2000,"active_max":1,"active_mean":0.177,"steps_with_contacts":354,"z_bottom":-2.2886180905507172e-05,"z_top":-2.2886180905507172e-05,"sum_z":-2.2886180905507172e-05,"sum_v":-2.7755575615628914e-17}
 
 {"case":"beads_column","n":10,"steps":1000,"active_max":10,"active_mean":5.825,"steps_with_contacts":769,"z_bottom":0.0999646,"z_top":1.8998946,"sum_z":9.9992843,"sum_v":1.5e-17}
