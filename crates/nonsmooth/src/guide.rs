@@ -77,8 +77,8 @@
 //! [`Material`] with Coulomb friction `μ` and restitution `e`) and static surfaces (the ground,
 //! walls). [`Scene::step`] detects the contacts, then takes one Moreau–Jean step of the
 //! Newton–Euler bodies with a 3D frictional contact (FC3D) one-step problem solved by nonsmooth
-//! Gauss–Seidel (NSGS; Jean 1999; Acary & Brogliato 2008, chapter 13). Siconos' `mechanics`
-//! component does the same with its own collision detection.
+//! Gauss–Seidel (NSGS; Jean 1999; Acary & Brogliato 2008, chapter 13), as Siconos' `mechanics`
+//! component does.
 //!
 //! Five spheres of radius 5 cm are dropped into a square box: four form the bottom layer, the
 //! fifth falls on them. After half a second (500 steps of 1 ms) every sphere rests on the
@@ -130,7 +130,8 @@
 //! `fclib` feature, the HDF5 files of FCLIB: V. Acary, M. Brémond, O. Huber, "On solving
 //! contact problems with Coulomb friction: formulations and numerical comparisons", in
 //! *Advanced Topics in Nonsmooth Dynamics*, Springer, 2018). The file below is the one-step
-//! problem of a small sphere pile: for `nc` contacts, find the reactions `r` and the relative
+//! problem of a pile of 14 spheres at rest in a box (36 contacts, `W = H M⁻¹ Hᵀ` in sparse-block
+//! storage): for `nc` contacts, find the reactions `r` and the relative
 //! velocities `u = W r + q` with, for each contact, `r` in the Coulomb cone `K_μ` and the
 //! modified velocity `û = u + μ ‖u_T‖ e_N` in its dual, `K_μ ∋ r ⊥ û ∈ K_μ*`.
 //!
