@@ -223,7 +223,7 @@ pub(crate) fn markdown(header: &Header, rows: &[Row], extra: &Extra) -> String {
     let _ = writeln!(
         md,
         "Ratio = our time / Siconos' time (below 1: we are faster), median over the files both solve. \
-         Targets (issue 3): NSGS and NSN-AC median ratio ≤ {RATIO_TARGET}; each solver solves at least as many \
+         Targets: NSGS and NSN-AC median ratio ≤ {RATIO_TARGET}; each solver solves at least as many \
          files as Siconos' same solver.\n"
     );
     let _ = writeln!(

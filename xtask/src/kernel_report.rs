@@ -325,20 +325,20 @@ pub(crate) fn markdown(header: &Header, rows: &[KernelRow]) -> String {
          the dense matrix for the ball and N = 10; for N ≥ 100 block principal pivoting (`bpp`, tolerance \
          1e-10) on the sparse-block matrix, warm started from the previous step's active set \
          (`benches/src/kernel_models.rs`). The LCP matrix is positive definite, so its solution is unique \
-         and both solvers return it to rounding. Ratio = ours / Siconos' (below 1: we are faster). Target \
-         (issue 4): ratio ≤ {RATIO_TARGET} on the bouncing ball and on every bead case.\n\n\
-         First-order cases (issue 5): Euler–Moreau time-stepping (θ = 1/2), every interaction in every \
+         and both solvers return it to rounding. Ratio = ours / Siconos' (below 1: we are faster). Target: \
+         ratio ≤ {RATIO_TARGET} on the bouncing ball and on every bead case.\n\n\
+         First-order cases: Euler–Moreau time-stepping (θ = 1/2), every interaction in every \
          step's problem. `diode_bridge` (Siconos' `DiodeBridge`): a 4×4 LCP per step, by Lemke on the dense \
          matrix on both sides. `relay` (Siconos' `SimpleExampleRelay`): a relay problem of size 2 per step, \
-         by projected Gauss–Seidel on both sides (`SICONOS_RELAY_PGS`). Issue 5 asks for their ratio only: \
-         it is shown with no PASS/FAIL (\"no target\").\n\n\
-         Event-driven case (issue 6): `bouncing_ball_ed` (Siconos' `BouncingBallED`, output grid h = 0.005 up \
+         by projected Gauss–Seidel on both sides (`SICONOS_RELAY_PGS`). Their ratio is shown \
+         with no PASS/FAIL (\"no target\").\n\n\
+         Event-driven case: `bouncing_ball_ed` (Siconos' `BouncingBallED`, output grid h = 0.005 up \
          to T = 8.5): smooth flights by LSODAR at Siconos' tolerances (ours: our port of it; Siconos: \
          `LsodarOSI`) with root finding on the gap, an impact LCP (`SICONOS_OSNSP_ED_IMPACT`) and an \
          acceleration LCP (`SICONOS_OSNSP_ED_SMOOTH_ACC`) at the nonsmooth events. Its \"steps\" are the \
          events processed by the `while has_next_event {{ advance_to_event; process_events }}` loop: \
          {EVENT_DRIVEN_EVENTS} (1700 grid points and 44 impacts, on both sides), so its times are per event \
-         (loop time / {EVENT_DRIVEN_EVENTS}). Issue 6 asks for its ratio only: \"no target\".\n"
+         (loop time / {EVENT_DRIVEN_EVENTS}). Its ratio is shown with no PASS/FAIL (\"no target\").\n"
     );
     let _ = writeln!(
         md,
@@ -552,11 +552,11 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
         siconos: siconos_version,
         quick: o.quick,
         method: vec![
-            "models: `../shared/notes/siconos44.md` section 8 — bouncing ball (h = 0.005, 2000 steps), falling bead \
+            "models: Siconos' examples — bouncing ball (h = 0.005, 2000 steps), falling bead \
              column (R = 0.1, gaps 0.01) and resting bead stack (R = 0.125, gaps 0), N = 10, 100, 1000, h = 1e-3, \
              e = 0.9, 1000 steps (100 for the stack of 1000 beads); first order (`../shared/data/reference/README.md`): \
              diode bridge (h = 1e-6, 5000 steps, t = 0 → 5e-3; `DiodeBridge.ref` holds the first 4999) and \
-             relay (`SimpleExampleRelay`, h = 1e-3, 800 steps); event-driven (issue 6): bouncing ball \
+             relay (`SimpleExampleRelay`, h = 1e-3, 800 steps); event-driven: bouncing ball \
              (`BouncingBallED`, LSODAR, h = 0.005, T = 8.5, 1744 events: 1700 grid points, 44 impacts)"
                 .to_owned(),
             "ours: criterion median of the whole stepping loop on a freshly built model (`benches/benches/kernel.rs`, \

@@ -592,7 +592,7 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
     );
     let _ = writeln!(md, "- whole report: {:.1} min", header.elapsed_seconds / 60.0);
 
-    let _ = writeln!(md, "\n## Targets (issue 8)\n");
+    let _ = writeln!(md, "\n## Targets\n");
     let _ = writeln!(md, "| target | measured | verdict |");
     let _ = writeln!(md, "|---|---|---|");
     for t in targets(results) {
