@@ -38,12 +38,52 @@
 
 pub mod guide;
 
-#[doc(inline)]
-pub use nonsmooth_kernel as kernel;
-#[doc(inline)]
-pub use nonsmooth_mechanics as mechanics;
-#[doc(inline)]
-pub use nonsmooth_numerics as numerics;
+// The crates' modules are re-exported one by one, so that their documentation is inlined here
+// while the linear algebra crates they re-export (faer, sprs) stay links: inlining a whole crate
+// would copy faer's documentation into this one twice.
+
+pub mod numerics {
+    //! Finite-dimensional nonsmooth problems and their solvers (crate `nonsmooth-numerics`):
+    //! linear complementarity ([`lcp`]), mixed LCP ([`mlcp`]), relay ([`relay`]), frictional
+    //! contact in 2D and 3D ([`fc`]) and its global form ([`gfc`]); the matrices they are built on
+    //! ([`matrix`]); Siconos `.dat` and FCLIB problem files ([`io`]); polynomial roots
+    //! ([`roots`]). Nothing here knows of time, dynamical systems or bodies: it is usable alone,
+    //! as Siconos/Numerics is.
+
+    #[doc(inline)]
+    pub use nonsmooth_numerics::{NumericsError, SolverReport, SolverStatus};
+    #[doc(inline)]
+    pub use nonsmooth_numerics::{fc, gfc, io, lcp, matrix, mlcp, relay, roots};
+    #[doc(no_inline)]
+    pub use nonsmooth_numerics::{faer, sprs};
+}
+
+pub mod kernel {
+    //! Modelling and simulation of nonsmooth dynamical systems (crate `nonsmooth-kernel`), in
+    //! Siconos' vocabulary: dynamical systems, relations, nonsmooth laws and the graph of
+    //! interactions that links them ([`model`]); one-step integrators, one-step nonsmooth
+    //! problems, time-stepping and event-driven simulations ([`simulation`]); trajectory files
+    //! ([`io`]).
+
+    #[doc(inline)]
+    pub use nonsmooth_kernel::KernelError;
+    #[doc(inline)]
+    pub use nonsmooth_kernel::{io, model, simulation};
+    #[doc(no_inline)]
+    pub use nonsmooth_kernel::numerics;
+}
+
+pub mod mechanics {
+    //! Rigid-body mechanics (crate `nonsmooth-mechanics`): Newton–Euler bodies with unit
+    //! quaternions ([`body`], [`lie`]), shapes and contact detection ([`geometry`]), contact
+    //! relations with local frames ([`contact`]), scenes that detect contacts before every step
+    //! ([`scene`], [`pile`]) and their output ([`output`]).
+
+    #[doc(inline)]
+    pub use nonsmooth_mechanics::MechanicsError;
+    #[doc(inline)]
+    pub use nonsmooth_mechanics::{body, contact, geometry, lie, output, pile, scene};
+}
 
 pub mod prelude {
     //! The names most programs need: `use nonsmooth::prelude::*;`.
