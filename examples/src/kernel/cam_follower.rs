@@ -1,16 +1,16 @@
-//! The cam-follower of the seed (`000_b50ea4bc6edb00b3.txt` lines 5831-6284, Siconos'
-//! `CamFollower` sample; model and profile in `shared/notes/cam-follower.md`): a follower of
-//! mass `μ = 1.221`, spring stiffness `κ = 1430.8`, no damping (`ζ = 0`) and no valve force
-//! (`f_v = 0`), `μ ü + κ u = λ`, kept above a cam turning at `rpm` by the rheonomous unilateral
-//! constraint `y = u − c(t) ≥ 0` (`LagrangianRheonomousR`: `G = 1`, `∂h/∂t = −ċ`,
-//! `∂²h/∂t² = −c̈`) with Newton's law `v⁺ − ċ = −r (v⁻ − ċ)`, `r = 0.8`. It starts on the cam at
-//! rest relative to it (`u₀ = c(0) = 0.1`, `v₀ = ċ(0) = 0`).
+//! The cam-follower of Siconos' `CamFollower` sample: a follower of mass `μ = 1.221`, spring
+//! stiffness `κ = 1430.8`, no damping (`ζ = 0`) and no valve force (`f_v = 0`), `μ ü + κ u = λ`,
+//! kept above a cam turning at `rpm` by the rheonomous unilateral constraint `y = u − c(t) ≥ 0`
+//! (`LagrangianRheonomousR`: `G = 1`, `∂h/∂t = −ċ`, `∂²h/∂t² = −c̈`) with Newton's law
+//! `v⁺ − ċ = −r (v⁻ − ċ)`, `r = 0.8`. It starts on the cam at rest relative to it
+//! (`u₀ = c(0) = 0.1`, `v₀ = ċ(0) = 0`).
 //!
 //! Two schemes: Moreau–Jean time-stepping (θ = 1/2, Lemke; the kernel's one-step problem adds
-//! `∂h/∂t` at `t_{k+1}`) in [`run_time_stepping`], and event-driven (LSODAR at Siconos'
-//! tolerances, impacts at velocity level, contact phases at acceleration level) in
-//! [`run_event_driven`]. At 660 rpm the seed reports a chaotic attractor; [`poincare_svg`] draws
-//! its impact Poincaré section (follower velocity against cam angle at impacts).
+//! `∂h/∂t` at `t_{k+1}`) in [`run_time_stepping`], and event-driven (Dormand–Prince at
+//! [`ED_RTOL`], [`ED_ATOL`], impacts at velocity level, contact phases at acceleration level) in
+//! [`run_event_driven`]. At high speed (660 rpm) the follower leaves the cam and impacts it
+//! again and again; [`poincare_svg`] draws the impact Poincaré section (follower velocity against
+//! cam angle at impacts), where a chaotic motion shows as a scattered set of points.
 //!
 //! The cam profile ([`cam_state`]), checked numerically (tests `cam_profile_*` in
 //! `examples/tests/cam_follower.rs`): `c` and `ċ` are continuous everywhere (across each
@@ -38,7 +38,7 @@ pub const MASS: f64 = 1.221;
 pub const STIFFNESS: f64 = 1430.8;
 /// Restitution coefficient `r`.
 pub const RESTITUTION: f64 = 0.8;
-/// Time step of the time-stepping runs of the seed (`h = 1e-4`).
+/// Time step of the time-stepping runs (`h = 1e-4`).
 pub const TIME_STEP: f64 = 1e-4;
 
 /// Relative tolerance of the event-driven smooth integrator (Dormand–Prince).
@@ -48,7 +48,7 @@ pub const ED_ATOL: f64 = 1e-14;
 
 /// Base radius `R_b` of the cam profile.
 const R_B: f64 = 0.40;
-/// Profile constants (seed / notes).
+/// Profile constants of Siconos' `CamFollower` cam.
 const K1: f64 = 0.45;
 const K2: f64 = 0.403_933_207_238_21;
 const RHO1: f64 = 0.85;

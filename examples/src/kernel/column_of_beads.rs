@@ -1,5 +1,5 @@
 //! A column of beads falling on a floor, with bead–bead contacts created and removed during the
-//! run by a contact detector (issue 4, item 6).
+//! run by a contact detector.
 //!
 //! Model: `N = 10` beads on a vertical line, each a [`LagrangianLinearTids`] with one degree of
 //! freedom `z_i` (height of its centre), mass `m = 1`, radius `R = 0.1`, weight `−m g`

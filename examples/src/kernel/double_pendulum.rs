@@ -1,6 +1,6 @@
 //! A double pendulum with a floor and a wall: a nonlinear [`LagrangianDs`] in generalised
 //! angles and two nonlinear scleronomous unilateral relations, so Moreau–Jean's Newton loop
-//! and the nonlinear relations are exercised (issue 4, item 6).
+//! and the nonlinear relations are exercised.
 //!
 //! Model: two point masses `m1`, `m2` on massless rods `l1`, `l2`, pivot at the origin, `y` up,
 //! angles `q = (θ1, θ2)` from the downward vertical; positions `x1 = l1 sin θ1`,

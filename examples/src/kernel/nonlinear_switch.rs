@@ -31,7 +31,7 @@
 //! Each step records: the Newton iterations and residual; the equality residual
 //! `|i − i_D − s φ(E − v_A)|` at the returned `(x_{k+1}, λ_{k+1})`; the complementarity residual
 //! `|min(v_A, i_D)|`; and the θ-scheme residual
-//! `‖x_{k+1} − x_k − (h/2) A (x_k + x_{k+1}) − h g(λ_{k+1})‖∞`. [`reference`] integrates the
+//! `‖x_{k+1} − x_k − (h/2) A (x_k + x_{k+1}) − h g(λ_{k+1})‖∞`. [`reference()`] integrates the
 //! same circuit independently, mode by mode (switch closed: `v_A = E − φ⁻¹(i)`; open with
 //! `i > 0`: `v_A = 0`, the diode conducts), by RK4 with a fine step; it flags a discontinuous
 //! conduction phase (`i ≤ 0` with the switch open), which these values avoid. The scheme holds
@@ -224,13 +224,13 @@ pub fn simulate(h: f64) -> Result<SwitchRun, KernelError> {
     Ok(run)
 }
 
-/// The result of [`reference`].
+/// The result of [`reference()`].
 #[derive(Clone, Debug)]
 pub struct ReferenceRun {
     /// One row per output point: `t, i_L, v_C`.
     pub trajectory: Trajectory,
     /// Whether the current reached 0 with the switch open (a discontinuous-conduction phase,
-    /// which the mode model of [`reference`] does not handle).
+    /// which the mode model of [`reference()`] does not handle).
     pub discontinuous_conduction: bool,
 }
 

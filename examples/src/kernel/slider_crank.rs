@@ -4,7 +4,7 @@
 //! simulates it in `examples/Mechanics/SliderCrank/` (`SliderCrankMoreauJeanOSI.cpp`,
 //! `SliderCrankMoreauJeanDirectProjectionOSI.cpp`, `SliderCrankMoreauJeanCombinedProjectionOSI.cpp`
 //! and the plugin `SliderCrankPlugin/SliderCrankPlugin.cpp`, whose parameters "according to Table
-//! 1" of the paper and formulas are used here). Issue 7, item 3: plain Moreau–Jean lets the
+//! 1" of the paper and formulas are used here). Plain Moreau–Jean lets the
 //! penetration of the nonlinear corner contacts grow, the projection schemes keep it below their
 //! tolerance.
 //!
