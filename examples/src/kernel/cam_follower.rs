@@ -32,6 +32,10 @@ use nonsmooth::kernel::simulation::{
     TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
 
+/// Names of the columns of [`CamRun::trajectory`] (header of the example's `--output` file): time,
+/// follower position `u` and velocity `v`, cam position `c` and velocity `ċ`, contact force `λ`.
+pub const COLUMN_NAMES: [&str; 6] = ["t", "u_follower", "v_follower", "c_cam", "cdot_cam", "lambda"];
+
 /// Follower mass `μ`.
 pub const MASS: f64 = 1.221;
 /// Spring stiffness `κ`.
