@@ -1,23 +1,26 @@
-//! The event-driven bouncing ball coming to rest (`e = 0.5` by default, `--restitution E`,
-//! `--t-end T`).
+//! The event-driven bouncing ball coming to rest.
 //!
-//! `cargo run --release --example bouncing_ball_ed_resting -- --output FILE` writes the rows
-//! `t, x, ẋ, p(1), p(2), λ(1), λ(2), |I_2|` (a pre-impact row before each impact row); without
-//! `--output` it prints when the contact became persistent, against the accumulation time.
+//! ```text
+//! cargo run --release --example bouncing_ball_ed_resting -- [--restitution E] [--t-end T]
+//!     [--output FILE [--siconos]]
+//! ```
+//!
+//! `--restitution E` (default 0.5) and `--t-end T` (default 2) set the model. Without `--output`
+//! it prints when the contact became persistent, against the accumulation time. `--output FILE`
+//! writes the rows `t x v_x p1_x p2_x lambda1 lambda2 size_I2` (a pre-impact row before each
+//! impact row) after that header line; `--siconos` leaves the header out.
 
-use nonsmooth_examples::kernel::bouncing_ball_ed_resting::BouncingBallEdResting;
+use clap::Parser;
+use nonsmooth_examples::cli::kernel::BouncingBallEdRestingArgs;
+use nonsmooth_examples::kernel::bouncing_ball_ed_resting::{BouncingBallEdResting, COLUMN_NAMES};
 
 fn main() -> anyhow::Result<()> {
-    let mut model = BouncingBallEdResting::default();
-    if let Some(e) = nonsmooth_examples::option_value("--restitution")? {
-        model.restitution = e.parse()?;
-    }
-    if let Some(t) = nonsmooth_examples::option_value("--t-end")? {
-        model.t_end = t.parse()?;
-    }
+    let args = BouncingBallEdRestingArgs::parse();
+    let output = args.output.open()?;
+    let model = BouncingBallEdResting { restitution: args.restitution, t_end: args.t_end, ..Default::default() };
     let run = model.simulate()?;
-    match nonsmooth_examples::output_argument()? {
-        Some(path) => nonsmooth::kernel::io::write_trajectory(&run.rows, &path)?,
+    match output {
+        Some(file) => file.write(&run.rows, &COLUMN_NAMES)?,
         None => {
             let t_star = model.accumulation_time();
             match run.rest_time {

@@ -1,23 +1,28 @@
 //! The bouncing ball of `BouncingBallTS` integrated by Moreau–Jean with projection onto the
 //! constraint.
 //!
-//! `cargo run --release --example bouncing_ball_projection -- --output FILE [--projection direct|combined]`
-//! writes the rows t, x, ẋ, p(1)[0], λ(1)[0], p(0)[0], λ(0)[0] (those of
-//! `examples/data/siconos/BouncingBall{Direct,Combined}Projection.ref`); without `--output` it prints
-//! a summary.
+//! ```text
+//! cargo run --release --example bouncing_ball_projection -- [--projection direct|combined]
+//!     [--output FILE [--siconos]]
+//! ```
+//!
+//! Without `--output` it prints a summary. `--output FILE` writes the rows `t x v_x p1_x lambda1
+//! p0_x lambda0` (t, x, ẋ, p(1)[0], λ(1)[0], p(0)[0], λ(0)[0], those of
+//! `examples/data/siconos/BouncingBall{Direct,Combined}Projection.ref`) after that header line;
+//! `--siconos` leaves the header out.
 
+use clap::Parser;
+use nonsmooth_examples::cli::kernel::BouncingBallProjectionArgs;
 use nonsmooth_examples::kernel::bouncing_ball::BouncingBall;
-use nonsmooth_examples::kernel::bouncing_ball_projection::{Projection, simulate};
+use nonsmooth_examples::kernel::bouncing_ball_projection::{COLUMN_NAMES, simulate};
 
 fn main() -> anyhow::Result<()> {
-    let projection = match nonsmooth_examples::option_value("--projection")?.as_deref() {
-        None | Some("direct") => Projection::Direct,
-        Some("combined") => Projection::Combined,
-        Some(other) => anyhow::bail!("unknown projection {other} (direct or combined)"),
-    };
+    let args = BouncingBallProjectionArgs::parse();
+    let output = args.output.open()?;
+    let projection = args.projection;
     let trajectory = simulate(&BouncingBall::default(), projection)?;
-    match nonsmooth_examples::output_argument()? {
-        Some(path) => nonsmooth::kernel::io::write_trajectory(&trajectory, &path)?,
+    match output {
+        Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
             let projected = trajectory.iter_rows().filter(|r| r[6] != 0.0).count();
             let min_x = trajectory.iter_rows().map(|r| r[1]).fold(f64::INFINITY, f64::min);

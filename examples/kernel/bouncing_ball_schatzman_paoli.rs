@@ -1,22 +1,25 @@
 //! The bouncing ball of `BouncingBallTS` integrated by the Schatzman–Paoli scheme.
 //!
-//! `cargo run --release --example bouncing_ball_schatzman_paoli -- --output FILE [--startup siconos|taylor]`
-//! writes the rows t, x, ẋ, p(0)[0], λ(0)[0] (those of `examples/data/siconos/BouncingBallSchatzmanPaoli.ref`
-//! with the default Siconos start-up); without `--output` it prints a summary.
+//! ```text
+//! cargo run --release --example bouncing_ball_schatzman_paoli -- [--startup siconos|taylor]
+//!     [--output FILE [--siconos]]
+//! ```
+//!
+//! Without `--output` it prints a summary. `--output FILE` writes the rows `t x v_x p0_x lambda0`
+//! (t, x, ẋ, p(0)[0], λ(0)[0], those of `examples/data/siconos/BouncingBallSchatzmanPaoli.ref`
+//! with the default Siconos start-up) after that header line; `--siconos` leaves the header out.
 
-use nonsmooth::kernel::simulation::SchatzmanPaoliStartup;
+use clap::Parser;
+use nonsmooth_examples::cli::kernel::BouncingBallSchatzmanPaoliArgs;
 use nonsmooth_examples::kernel::bouncing_ball::{BouncingBall, GRAVITY};
-use nonsmooth_examples::kernel::bouncing_ball_schatzman_paoli::simulate;
+use nonsmooth_examples::kernel::bouncing_ball_schatzman_paoli::{COLUMN_NAMES, simulate};
 
 fn main() -> anyhow::Result<()> {
-    let startup = match nonsmooth_examples::option_value("--startup")?.as_deref() {
-        None | Some("siconos") => SchatzmanPaoliStartup::Siconos,
-        Some("taylor") => SchatzmanPaoliStartup::Taylor,
-        Some(other) => anyhow::bail!("unknown start-up {other} (siconos or taylor)"),
-    };
-    let trajectory = simulate(&BouncingBall::default(), startup)?;
-    match nonsmooth_examples::output_argument()? {
-        Some(path) => nonsmooth::kernel::io::write_trajectory(&trajectory, &path)?,
+    let args = BouncingBallSchatzmanPaoliArgs::parse();
+    let output = args.output.open()?;
+    let trajectory = simulate(&BouncingBall::default(), args.startup.into())?;
+    match output {
+        Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
             let contacts = trajectory.iter_rows().filter(|r| r[4] > 0.0).count();
             let energy = |r: &[f64]| 0.5 * r[2] * r[2] + GRAVITY * r[1];

@@ -1,17 +1,22 @@
 //! A column of 10 beads falling on a floor, bead–bead contacts linked and removed during the
 //! run by a contact detector (model: `nonsmooth_examples::kernel::column_of_beads`).
 //!
-//! `cargo run --release --example column_of_beads -- [--t-end T] [--output FILE]` prints the
-//! numbers of contacts created and removed; with `--output` it writes the rows
-//! `t, z_0..z_9, v_0..v_9, n_interactions, n_active` (whitespace-separated, `%.15e`).
+//! ```text
+//! cargo run --release --example column_of_beads -- [--t-end T] [--output FILE [--siconos]]
+//! ```
+//!
+//! It prints the numbers of contacts created and removed (`--t-end`, default 2 s); `--output FILE`
+//! also writes the rows `t z_0 … z_9 v_0 … v_9 n_interactions n_active` after that header line;
+//! `--siconos` leaves the header out.
 
+use clap::Parser;
+use nonsmooth_examples::cli::kernel::ColumnOfBeadsArgs;
 use nonsmooth_examples::kernel::column_of_beads::ColumnOfBeads;
 
 fn main() -> anyhow::Result<()> {
-    let mut model = ColumnOfBeads::default();
-    if let Some(t_end) = nonsmooth_examples::option_value("--t-end")? {
-        model.t_end = t_end.parse().map_err(|e| anyhow::anyhow!("--t-end {t_end}: {e}"))?;
-    }
+    let args = ColumnOfBeadsArgs::parse();
+    let output = args.output.open()?;
+    let model = ColumnOfBeads { t_end: args.t_end, ..ColumnOfBeads::default() };
     let run = model.simulate()?;
     let trajectory = &run.trajectory;
     let last = trajectory.row(trajectory.rows() - 1);
@@ -27,8 +32,10 @@ fn main() -> anyhow::Result<()> {
         last[1],
         last[model.beads],
     );
-    if let Some(path) = nonsmooth_examples::output_argument()? {
-        nonsmooth::kernel::io::write_trajectory(trajectory, &path)?;
+    if let Some(file) = output {
+        let path = file.path().to_owned();
+        let names = model.column_names();
+        file.write(trajectory, &names.iter().map(String::as_str).collect::<Vec<_>>())?;
         println!("wrote {} rows to {}", trajectory.rows(), path.display());
     }
     Ok(())

@@ -2,18 +2,23 @@
 //! (nonlinear scleronomous relations), Moreau–Jean with its Newton loop (model:
 //! `nonsmooth_examples::kernel::double_pendulum`).
 //!
-//! `cargo run --release --example double_pendulum -- [--t-end T] [--output FILE]` prints the
-//! steps, Newton iterations (total, maximum per step) and impacts; with `--output` it writes
-//! the rows `t, θ1, θ2, ω1, ω2, x1, y1, x2, y2, E, floor gap, wall gap, λ_floor, λ_wall,
-//! newton_iterations` (whitespace-separated, `%.15e`).
+//! ```text
+//! cargo run --release --example double_pendulum -- [--t-end T] [--output FILE [--siconos]]
+//! ```
+//!
+//! It prints the steps, Newton iterations (total, maximum per step) and impacts (`--t-end`,
+//! default 5 s); `--output FILE` also writes the rows `t theta1 theta2 omega1 omega2 x1 y1 x2 y2
+//! energy gap_floor gap_wall lambda_floor lambda_wall newton_iterations` after that header line;
+//! `--siconos` leaves the header out.
 
-use nonsmooth_examples::kernel::double_pendulum::DoublePendulum;
+use clap::Parser;
+use nonsmooth_examples::cli::kernel::DoublePendulumArgs;
+use nonsmooth_examples::kernel::double_pendulum::{COLUMN_NAMES, DoublePendulum};
 
 fn main() -> anyhow::Result<()> {
-    let mut model = DoublePendulum::default();
-    if let Some(t_end) = nonsmooth_examples::option_value("--t-end")? {
-        model.t_end = t_end.parse().map_err(|e| anyhow::anyhow!("--t-end {t_end}: {e}"))?;
-    }
+    let args = DoublePendulumArgs::parse();
+    let output = args.output.open()?;
+    let model = DoublePendulum { t_end: args.t_end, ..DoublePendulum::default() };
     let run = model.simulate()?;
     let trajectory = &run.trajectory;
     let (first, last) = (trajectory.row(0), trajectory.row(trajectory.rows() - 1));
@@ -29,8 +34,9 @@ fn main() -> anyhow::Result<()> {
         first[9],
         last[9],
     );
-    if let Some(path) = nonsmooth_examples::output_argument()? {
-        nonsmooth::kernel::io::write_trajectory(trajectory, &path)?;
+    if let Some(file) = output {
+        let path = file.path().to_owned();
+        file.write(trajectory, &COLUMN_NAMES)?;
         println!("wrote {} rows to {}", trajectory.rows(), path.display());
     }
     Ok(())

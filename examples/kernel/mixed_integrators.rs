@@ -2,17 +2,25 @@
 //! `nonsmooth_examples::kernel::mixed_integrators`): a column of beads, a bouncing ball and a
 //! diode bridge, each under its own integrator and one-step problem.
 //!
-//! `cargo run --release --example mixed_integrators` prints, for each part, its last row and
-//! whether it equals, bit for bit, the part simulated alone; `-- --output FILE` writes the
-//! beads' trajectory (`t, z_0 … z_3, v_0 … v_3`).
+//! ```text
+//! cargo run --release --example mixed_integrators -- [--output FILE [--siconos]]
+//! ```
+//!
+//! It prints, for each part, its last row and whether it equals, bit for bit, the part simulated
+//! alone; `--output FILE` writes the beads' rows `t z_0 … z_3 v_0 … v_3` after that header line;
+//! `--siconos` leaves the header out.
 
-use nonsmooth_examples::kernel::mixed_integrators;
+use clap::Parser;
+use nonsmooth_examples::cli::kernel::MixedIntegratorsArgs;
+use nonsmooth_examples::kernel::mixed_integrators::{self, BEADS_COLUMN_NAMES};
 
 fn main() -> anyhow::Result<()> {
+    let args = MixedIntegratorsArgs::parse();
+    let output = args.output.open()?;
     let together = mixed_integrators::simulate()?;
     let alone = mixed_integrators::simulate_alone()?;
-    if let Some(path) = nonsmooth_examples::output_argument()? {
-        nonsmooth::kernel::io::write_trajectory(&together.beads, &path)?;
+    if let Some(file) = output {
+        file.write(&together.beads, &BEADS_COLUMN_NAMES)?;
     }
     let parts = [
         ("beads (Moreau–Jean)", &together.beads, &alone.beads),

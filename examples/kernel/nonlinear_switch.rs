@@ -1,17 +1,25 @@
 //! A buck converter with a nonlinear switch: Type2R relation, MLCP, Newton loop (model in
 //! `nonsmooth_examples::kernel::nonlinear_switch`).
 //!
-//! `cargo run --release --example nonlinear_switch -- --output FILE` writes the rows
-//! `t, i_L, v_C, v_A, i_D, s, Newton iterations, Newton residual, equality residual,
-//! complementarity residual, θ-scheme residual`; without `--output` it prints the largest
-//! residuals, the Newton iteration counts and the distance to the RK4 reference.
+//! ```text
+//! cargo run --release --example nonlinear_switch -- [--output FILE [--siconos]]
+//! ```
+//!
+//! Without `--output` it prints the largest residuals, the Newton iteration counts and the
+//! distance to the RK4 reference. `--output FILE` writes the rows `t i_L v_C v_A i_D switch
+//! newton_iterations newton_residual equality_residual complementarity_residual scheme_residual`
+//! after that header line; `--siconos` leaves the header out.
 
-use nonsmooth_examples::kernel::nonlinear_switch;
+use clap::Parser;
+use nonsmooth_examples::cli::kernel::NonlinearSwitchArgs;
+use nonsmooth_examples::kernel::nonlinear_switch::{self, COLUMN_NAMES};
 
 fn main() -> anyhow::Result<()> {
+    let args = NonlinearSwitchArgs::parse();
+    let output = args.output.open()?;
     let run = nonlinear_switch::simulate(nonlinear_switch::H)?;
-    match nonsmooth_examples::output_argument()? {
-        Some(path) => nonsmooth::kernel::io::write_trajectory(&run.trajectory, &path)?,
+    match output {
+        Some(file) => file.write(&run.trajectory, &COLUMN_NAMES)?,
         None => {
             let reference = nonlinear_switch::reference(nonlinear_switch::H, 20);
             let mut error = 0.0f64;

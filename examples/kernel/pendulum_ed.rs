@@ -1,15 +1,23 @@
 //! A point mass on a unilateral string (a pendulum whose string can go slack), event-driven.
 //!
-//! `cargo run --release --example pendulum_ed -- --output FILE` writes the rows
-//! `t, x, z, ẋ, ż, y, λ(1), λ(2), |I_1|, |I_2|` (tension `T = 2 l λ(2)`); without `--output` it
-//! prints the nonsmooth events.
+//! ```text
+//! cargo run --release --example pendulum_ed -- [--output FILE [--siconos]]
+//! ```
+//!
+//! Without `--output` it prints the nonsmooth events. `--output FILE` writes the rows `t x z v_x
+//! v_z y lambda1 lambda2 size_I1 size_I2` (tension `T = 2 l λ(2)`) after that header line;
+//! `--siconos` leaves the header out.
 
-use nonsmooth_examples::kernel::pendulum_ed::PendulumEd;
+use clap::Parser;
+use nonsmooth_examples::cli::kernel::PendulumEdArgs;
+use nonsmooth_examples::kernel::pendulum_ed::{COLUMN_NAMES, PendulumEd};
 
 fn main() -> anyhow::Result<()> {
+    let args = PendulumEdArgs::parse();
+    let output = args.output.open()?;
     let run = PendulumEd::default().simulate()?;
-    match nonsmooth_examples::output_argument()? {
-        Some(path) => nonsmooth::kernel::io::write_trajectory(&run.rows, &path)?,
+    match output {
+        Some(file) => file.write(&run.rows, &COLUMN_NAMES)?,
         None => {
             for (t, impact, i1, i2) in &run.events {
                 println!("t = {t:.15}  impact {impact}  |I_1| = {i1}  |I_2| = {i2}");

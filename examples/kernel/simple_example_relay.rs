@@ -1,14 +1,24 @@
-//! Siconos' reference example `simple_example_relay` (model in `nonsmooth_examples::kernel::simple_example_relay`).
+//! Siconos' reference example `SimpleExampleRelay` (model in
+//! `nonsmooth_examples::kernel::simple_example_relay`).
 //!
-//! `cargo run --release --example simple_example_relay -- --output FILE` writes the rows of the Siconos `.ref`
-//! file; without `--output` it prints a summary.
+//! ```text
+//! cargo run --release --example simple_example_relay -- [--output FILE [--siconos]]
+//! ```
+//!
+//! Without `--output` it prints a summary. `--output FILE` writes the rows of
+//! `SimpleExampleRelay.ref` (`t x_0 x_1 lambda_0 lambda_1 y_0 y_1`) after that header line;
+//! `--siconos` leaves the header out.
 
-use nonsmooth_examples::kernel::simple_example_relay;
+use clap::Parser;
+use nonsmooth_examples::cli::kernel::SimpleExampleRelayArgs;
+use nonsmooth_examples::kernel::simple_example_relay::{self, COLUMN_NAMES};
 
 fn main() -> anyhow::Result<()> {
+    let args = SimpleExampleRelayArgs::parse();
+    let output = args.output.open()?;
     let trajectory = simple_example_relay::simulate()?;
-    match nonsmooth_examples::output_argument()? {
-        Some(path) => nonsmooth::kernel::io::write_trajectory(&trajectory, &path)?,
+    match output {
+        Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
             let last = trajectory.row(trajectory.rows() - 1);
             println!("{} rows; last row {:?}", trajectory.rows(), last);

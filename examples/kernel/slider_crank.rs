@@ -1,26 +1,26 @@
 //! The slider-crank with a translational clearance joint (Flores, Leine, Glocker; Siconos'
 //! `examples/Mechanics/SliderCrank`), model `nonsmooth_examples::kernel::slider_crank`.
 //!
-//! `cargo run --release --example slider_crank -- [--scheme mj|direct|combined] [--steps N]
-//! [--output FILE]` runs `N` steps of `h = 1e-5` (default: up to `T = 0.2`, 20000 steps) and
-//! prints the smallest gap (largest penetration) per tenth of the run; with `--output` it writes
-//! the rows `t, θ1, θ2, θ3, ω1, ω2, ω3, g1, g2, g3, g4, min g` (whitespace-separated, `%.15e`).
+//! ```text
+//! cargo run --release --example slider_crank -- [--scheme mj|direct|combined] [--steps N]
+//!     [--output FILE [--siconos]]
+//! ```
+//!
+//! It runs `N` steps of `h = 1e-5` (default: up to `T = 0.2`, 20000 steps) and prints the
+//! smallest gap (largest penetration) per tenth of the run; `--output FILE` also writes the rows
+//! `t theta1 theta2 theta3 omega1 omega2 omega3 g1 g2 g3 g4 g_min` after that header line;
+//! `--siconos` leaves the header out.
 
-use nonsmooth_examples::kernel::slider_crank::{MIN_GAP_COLUMN, Scheme, SliderCrank};
+use clap::Parser;
+use nonsmooth_examples::cli::kernel::SliderCrankArgs;
+use nonsmooth_examples::kernel::slider_crank::{COLUMN_NAMES, MIN_GAP_COLUMN, SliderCrank};
 
 fn main() -> anyhow::Result<()> {
+    let args = SliderCrankArgs::parse();
+    let output = args.output.open()?;
+    let scheme = args.scheme;
     let mut model = SliderCrank::default();
-    let scheme = match nonsmooth_examples::option_value("--scheme")?.as_deref() {
-        None | Some("mj") => Scheme::MoreauJean,
-        Some("direct") => Scheme::DirectProjection,
-        Some("combined") => Scheme::CombinedProjection,
-        Some(other) => anyhow::bail!("--scheme {other}: expected mj, direct or combined"),
-    };
-    if let Some(steps) = nonsmooth_examples::option_value("--steps")? {
-        let steps: usize = steps.parse().map_err(|e| anyhow::anyhow!("--steps {steps}: {e}"))?;
-        if steps == 0 {
-            anyhow::bail!("--steps must be at least 1");
-        }
+    if let Some(steps) = args.steps {
         model.t_end = model.h * steps as f64;
     }
     let trajectory = model.simulate(scheme)?;
@@ -36,8 +36,9 @@ fn main() -> anyhow::Result<()> {
             trajectory.row(to - 1)[0]
         );
     }
-    if let Some(path) = nonsmooth_examples::output_argument()? {
-        nonsmooth::kernel::io::write_trajectory(&trajectory, &path)?;
+    if let Some(file) = output {
+        let path = file.path().to_owned();
+        file.write(&trajectory, &COLUMN_NAMES)?;
         println!("wrote {} rows to {}", trajectory.rows(), path.display());
     }
     Ok(())

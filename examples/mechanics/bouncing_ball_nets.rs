@@ -1,12 +1,23 @@
 //! Siconos' `BouncingBallNETS`: a Newton–Euler ball bouncing on a plane with friction.
 //!
-//! `cargo run --release --example bouncing_ball_nets -- --output FILE` writes the 16 columns of
-//! `BouncingBallNETS.ref`; without `--output` it prints a summary.
+//! ```text
+//! cargo run --release --example bouncing_ball_nets -- [--output FILE [--siconos]]
+//! ```
+//!
+//! Without `--output` it prints a summary. `--output FILE` writes the 16 columns of
+//! `BouncingBallNETS.ref` (`t x v_x p1_x lambda1_normal half_angle contact_force_norm q_x q_y q_z
+//! q_p0 q_p1 q_p2 q_p3 v_y v_z`) after that header line; `--siconos` leaves the header out.
+
+use clap::Parser;
+use nonsmooth_examples::cli::mechanics::BouncingBallNetsArgs;
+use nonsmooth_examples::mechanics::bouncing_ball_nets::{COLUMN_NAMES, simulate};
 
 fn main() -> anyhow::Result<()> {
-    let trajectory = nonsmooth_examples::mechanics::bouncing_ball_nets::simulate(10.0)?;
-    match nonsmooth_examples::output_argument()? {
-        Some(path) => nonsmooth::kernel::io::write_trajectory(&trajectory, &path)?,
+    let args = BouncingBallNetsArgs::parse();
+    let output = args.output.open()?;
+    let trajectory = simulate(10.0)?;
+    match output {
+        Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
             let contacts = trajectory.iter_rows().filter(|r| r[4] > 0.0).count();
             let last = trajectory.row(trajectory.rows() - 1);

@@ -7,21 +7,19 @@
 //! FILE defaults to `$NONSMOOTH_DATA/siconos/lcp/lcp_exp_murty.dat` (Murty's example, on which
 //! Lemke's method needs many pivots), then `../shared/data/...` seen from the workspace root; when
 //! neither exists, a built-in 3 × 3 LCP is solved instead. SOLVER is one of `lemke` (default),
-//! `pgs`, `psor`, `enum`, `newton-fb`, `newton-min`.
+//! `pgs`, `psor`, `enum`, `newton-fb`, `newton-min`, `bpp`; an unknown name is refused before
+//! anything is read. `--help` says more.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, bail};
+use clap::Parser;
 use nonsmooth::numerics::io::{self, Problem, ProblemKind};
 use nonsmooth::prelude::*;
+use nonsmooth_examples::cli::numerics::SolveLcpArgs;
 
 fn main() -> anyhow::Result<()> {
-    let mut args = std::env::args_os().skip(1);
-    let file = args.next().map(PathBuf::from);
-    let solver_name = match args.next() {
-        Some(s) => s.into_string().map_err(|s| anyhow::anyhow!("solver name {s:?} is not UTF-8"))?,
-        None => "lemke".to_owned(),
-    };
+    let SolveLcpArgs { file, solver: solver_name } = SolveLcpArgs::parse();
 
     let (source, problem) = match file.or_else(default_file) {
         Some(path) => {

@@ -2,22 +2,19 @@
 //!
 //! The models of the kernel examples are functions of this library (module [`kernel`]), so the
 //! example programs and the tests that compare them with the Siconos references run the same
-//! code.
+//! code. The command line of each example is an `Args` type of module [`cli`], parsed with
+//! `clap`; [`TrajectoryOutput`] is the `--output FILE` / `--siconos` pair they share.
 
+pub mod cli;
 pub mod kernel;
 pub mod mechanics;
 
 use std::path::PathBuf;
 
-/// The value following `--output` on the command line, if any.
-///
-/// # Errors
-/// When `--output` is the last argument.
-pub fn output_argument() -> anyhow::Result<Option<PathBuf>> {
-    option_value("--output").map(|v| v.map(PathBuf::from))
-}
+pub use cli::{TrajectoryFile, TrajectoryOutput};
 
-/// The value following `flag` on the command line, if any.
+/// The value following `flag` on the command line, if any: the hand parser of the examples that
+/// do not use [`cli`] yet.
 ///
 /// # Errors
 /// When `flag` is the last argument.

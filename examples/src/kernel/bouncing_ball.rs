@@ -10,6 +10,11 @@ use nonsmooth::kernel::simulation::{
     Trajectory,
 };
 
+/// Names of the columns of [`BouncingBall::simulate`]'s rows (header of the example's `--output`
+/// file): time, height `x`, velocity `ẋ`, impulse `p(1)[0]` on `x` over the step, contact
+/// impulse `λ(1)[0]`.
+pub const COLUMN_NAMES: [&str; 5] = ["t", "x", "v_x", "p1_x", "lambda1"];
+
 /// Parameters of the model.
 #[derive(Clone, Copy, Debug)]
 pub struct BouncingBall {

@@ -10,6 +10,11 @@ use nonsmooth::kernel::simulation::{
     Trajectory,
 };
 
+/// Names of the columns of [`BouncingBallEd::simulate`]'s rows (header of the example's `--output`
+/// file): time, height `x`, velocity `ẋ`, impulse `p(1)[0]`, contact force `p(2)[0]`, multipliers
+/// `λ(1)[0]` (impulse) and `λ(2)[0]` (force).
+pub const COLUMN_NAMES: [&str; 7] = ["t", "x", "v_x", "p1_x", "p2_x", "lambda1", "lambda2"];
+
 /// Parameters of the model.
 #[derive(Clone, Copy, Debug)]
 pub struct BouncingBallEd {

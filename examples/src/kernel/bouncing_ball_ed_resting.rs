@@ -15,6 +15,11 @@ use nonsmooth::kernel::simulation::Trajectory;
 
 use super::bouncing_ball_ed::{BouncingBallEd, GRAVITY};
 
+/// Names of the columns of [`RestingRun::rows`] (header of the example's `--output` file): time,
+/// height `x`, velocity `ẋ`, impulse `p(1)`, contact force `p(2)`, multipliers `λ(1)`, `λ(2)`, and
+/// the size of index set 2 (1 while the ball rests on the floor).
+pub const COLUMN_NAMES: [&str; 8] = ["t", "x", "v_x", "p1_x", "p2_x", "lambda1", "lambda2", "size_I2"];
+
 /// Parameters of the model.
 #[derive(Clone, Copy, Debug)]
 pub struct BouncingBallEdResting {

@@ -15,6 +15,12 @@ use nonsmooth::kernel::simulation::{
     EventDriven, EventDrivenOptions, OdeOptions, RestartingOde, TimeDiscretisation, Trajectory,
 };
 
+/// Names of the columns of [`BouncingBallEdTwoContacts::simulate`]'s rows (header of the example's
+/// `--output` file): time, height `x`, velocity `ẋ`, impulse `p(1)` and force `p(2)` on `x`, then
+/// the multipliers `λ(1)` (impulse) and `λ(2)` (force) of the floor and of the ceiling.
+pub const COLUMN_NAMES: [&str; 9] =
+    ["t", "x", "v_x", "p1_x", "p2_x", "lambda1_floor", "lambda2_floor", "lambda1_ceiling", "lambda2_ceiling"];
+
 /// Gravity.
 pub const GRAVITY: f64 = 9.81;
 

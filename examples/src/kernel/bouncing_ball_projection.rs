@@ -10,8 +10,13 @@ use nonsmooth::kernel::simulation::{
 
 use super::bouncing_ball::BouncingBall;
 
-/// Which projection.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Names of the columns of [`simulate`]'s rows (header of the example's `--output` file): time,
+/// height `x`, velocity `ẋ`, velocity-level impulse `p(1)[0]` and multiplier `λ(1)[0]`, position
+/// correction `p(0)[0]` and multiplier `λ(0)[0]` of the last projection iteration.
+pub const COLUMN_NAMES: [&str; 7] = ["t", "x", "v_x", "p1_x", "lambda1", "p0_x", "lambda0"];
+
+/// Which projection (on the command line: `direct`, `combined`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Projection {
     /// [`MoreauJeanDirectProjectionOsi`].
     Direct,

@@ -7,6 +7,11 @@ use nonsmooth::kernel::simulation::{SchatzmanPaoliOptions, SchatzmanPaoliOsi, Sc
 
 use super::bouncing_ball::BouncingBall;
 
+/// Names of the columns of [`simulate`]'s rows (header of the example's `--output` file): time,
+/// height `x`, velocity `ẋ` (centred difference), position-level impulse `p(0)[0]` and multiplier
+/// `λ(0)[0]`.
+pub const COLUMN_NAMES: [&str; 5] = ["t", "x", "v_x", "p0_x", "lambda0"];
+
 /// Runs the ball with the Schatzman–Paoli scheme and returns the rows `t, x, ẋ, p(0)[0], λ(0)[0]`
 /// (row 0 the state after the start-up at `t0`; with `v0 = 0` it is the initial state), the
 /// columns of `examples/data/siconos/BouncingBallSchatzmanPaoli.ref`.

@@ -1,18 +1,16 @@
-//! The cam-follower of the Siconos developer notes, section "Simulation of a Cam Follower
-//! System" (M. di Bernardo, G. Osorio, S. Santini), and of Siconos' `CamFollower` example, whose
-//! plugin gives the cam profile: a follower of
-//! mass `μ = 1.221`, spring stiffness `κ = 1430.8`, no damping (`ζ = 0`) and no valve force
-//! (`f_v = 0`), `μ ü + κ u = λ`, kept above a cam turning at `rpm` by the rheonomous unilateral
-//! constraint `y = u − c(t) ≥ 0` (`LagrangianRheonomousR`: `G = 1`, `∂h/∂t = −ċ`,
-//! `∂²h/∂t² = −c̈`) with Newton's law `v⁺ − ċ = −r (v⁻ − ċ)`, `r = 0.8`. It starts on the cam at
-//! rest relative to it (`u₀ = c(0) = 0.1`, `v₀ = ċ(0) = 0`).
+//! The cam-follower of Siconos' `CamFollower` sample: a follower of mass `μ = 1.221`, spring
+//! stiffness `κ = 1430.8`, no damping (`ζ = 0`) and no valve force (`f_v = 0`), `μ ü + κ u = λ`,
+//! kept above a cam turning at `rpm` by the rheonomous unilateral constraint `y = u − c(t) ≥ 0`
+//! (`LagrangianRheonomousR`: `G = 1`, `∂h/∂t = −ċ`, `∂²h/∂t² = −c̈`) with Newton's law
+//! `v⁺ − ċ = −r (v⁻ − ċ)`, `r = 0.8`. It starts on the cam at rest relative to it
+//! (`u₀ = c(0) = 0.1`, `v₀ = ċ(0) = 0`).
 //!
 //! Two schemes: Moreau–Jean time-stepping (θ = 1/2, Lemke; the kernel's one-step problem adds
-//! `∂h/∂t` at `t_{k+1}`) in [`run_time_stepping`], and event-driven (LSODAR at Siconos'
-//! tolerances, impacts at velocity level, contact phases at acceleration level) in
-//! [`run_event_driven`]. At 660 rpm the developer notes report a chaotic attractor;
-//! [`poincare_svg`] draws its impact Poincaré section (follower velocity against cam angle at
-//! impacts).
+//! `∂h/∂t` at `t_{k+1}`) in [`run_time_stepping`], and event-driven (Dormand–Prince at
+//! [`ED_RTOL`], [`ED_ATOL`], impacts at velocity level, contact phases at acceleration level) in
+//! [`run_event_driven`]. At high speed (660 rpm) the follower leaves the cam and impacts it
+//! again and again; [`poincare_svg`] draws the impact Poincaré section (follower velocity against
+//! cam angle at impacts), where a chaotic motion shows as a scattered set of points.
 //!
 //! The cam profile ([`cam_state`]), checked numerically (tests `cam_profile_*` in
 //! `examples/tests/cam_follower.rs`): `c` and `ċ` are continuous everywhere (across each
@@ -34,13 +32,17 @@ use nonsmooth::kernel::simulation::{
     TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
 
+/// Names of the columns of [`CamRun::trajectory`] (header of the example's `--output` file): time,
+/// follower position `u` and velocity `v`, cam position `c` and velocity `ċ`, contact force `λ`.
+pub const COLUMN_NAMES: [&str; 6] = ["t", "u_follower", "v_follower", "c_cam", "cdot_cam", "lambda"];
+
 /// Follower mass `μ`.
 pub const MASS: f64 = 1.221;
 /// Spring stiffness `κ`.
 pub const STIFFNESS: f64 = 1430.8;
 /// Restitution coefficient `r`.
 pub const RESTITUTION: f64 = 0.8;
-/// Time step of the time-stepping runs of the developer notes (`h = 1e-4`).
+/// Time step of the time-stepping runs (`h = 1e-4`).
 pub const TIME_STEP: f64 = 1e-4;
 
 /// Relative tolerance of the event-driven smooth integrator (Dormand–Prince).
@@ -50,7 +52,7 @@ pub const ED_ATOL: f64 = 1e-14;
 
 /// Base radius `R_b` of the cam profile.
 const R_B: f64 = 0.40;
-/// Profile constants (Siconos' `CamFollower` example).
+/// Profile constants of Siconos' `CamFollower` cam.
 const K1: f64 = 0.45;
 const K2: f64 = 0.403_933_207_238_21;
 const RHO1: f64 = 0.85;

@@ -43,6 +43,13 @@ use nonsmooth::kernel::simulation::{
     Trajectory,
 };
 
+/// Names of the columns of [`simulate`]'s rows (header of the example's `--output` file): time,
+/// capacitor voltage `v_C`, inductor current `i_L`, midpoint diode current `i_{k+1/2}`, diode
+/// reverse voltage `λ`, stored energy `E`, dissipated energy `D`, relative balance defect
+/// `(E + D − E₀)/E₀`.
+pub const COLUMN_NAMES: [&str; 8] =
+    ["t", "v_C", "i_L", "i_L_midpoint", "lambda_diode_voltage", "energy_stored", "energy_dissipated", "balance_defect"];
+
 /// Resistance (Ω).
 pub const R: f64 = 10.0;
 /// Inductance (H).

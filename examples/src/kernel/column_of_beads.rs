@@ -128,6 +128,16 @@ impl ColumnOfBeads {
         2 * self.beads + 3
     }
 
+    /// Names of the output columns (header of the example's `--output` file): `t`, the heights
+    /// `z_0 … z_{N−1}`, the velocities `v_0 … v_{N−1}`, `n_interactions`, `n_active`.
+    pub fn column_names(&self) -> Vec<String> {
+        let mut names = vec!["t".to_owned()];
+        names.extend((0..self.beads).map(|i| format!("z_{i}")));
+        names.extend((0..self.beads).map(|i| format!("v_{i}")));
+        names.extend(["n_interactions".to_owned(), "n_active".to_owned()]);
+        names
+    }
+
     /// The bead–bead contact between beads `i − 1` and `i`: `y = z_i − z_{i−1} − 2R`.
     fn link_pair(&self, nsds: &mut Nsds, lower: DsId, upper: DsId) -> Result<InteractionId, KernelError> {
         nsds.link(

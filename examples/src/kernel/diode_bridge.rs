@@ -9,6 +9,13 @@ use nonsmooth::kernel::simulation::{
     EulerMoreauOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
 
+/// Names of the columns of [`simulate`]'s rows (header of the example's `--output` file; the
+/// columns of Siconos' `DiodeBridge.ref`): time, capacitor voltage `V_C`, inductor current `i_L`,
+/// diode R1 current `y₀`, diode R1 voltage `−λ₀`, diode F2 voltage `−λ₁`, diode F1 current `λ₂`,
+/// resistor current `y₀ + λ₂`.
+pub const COLUMN_NAMES: [&str; 8] =
+    ["t", "v_C", "i_L", "i_diode_R1", "v_diode_R1", "v_diode_F2", "i_diode_F1", "i_resistor"];
+
 /// Inductance.
 pub const L: f64 = 1e-2;
 /// Capacitance.

@@ -44,6 +44,26 @@ pub const GRAVITY: f64 = 9.81;
 /// Number of columns of the output rows.
 pub const COLUMNS: usize = 15;
 
+/// Names of the output columns (header of the example's `--output` file; see the module
+/// documentation).
+pub const COLUMN_NAMES: [&str; COLUMNS] = [
+    "t",
+    "theta1",
+    "theta2",
+    "omega1",
+    "omega2",
+    "x1",
+    "y1",
+    "x2",
+    "y2",
+    "energy",
+    "gap_floor",
+    "gap_wall",
+    "lambda_floor",
+    "lambda_wall",
+    "newton_iterations",
+];
+
 /// Parameters of the double pendulum.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DoublePendulum {

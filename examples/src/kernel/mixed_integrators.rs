@@ -21,6 +21,10 @@ use nonsmooth::kernel::simulation::{
 
 /// Number of beads in the column.
 pub const BEADS: usize = 4;
+
+/// Names of the columns of [`Parts::beads`] (header of the example's `--output` file): time,
+/// the heights `z_i` then the velocities `v_i` of the [`BEADS`] beads.
+pub const BEADS_COLUMN_NAMES: [&str; 1 + 2 * BEADS] = ["t", "z_0", "z_1", "z_2", "z_3", "v_0", "v_1", "v_2", "v_3"];
 /// Radius of a bead.
 pub const RADIUS: f64 = 0.05;
 /// Gravity.

@@ -46,6 +46,24 @@ use nonsmooth::kernel::simulation::{
     EulerMoreauOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
 
+/// Names of the columns of the rows of [`simulate`] (header of the example's `--output` file):
+/// time, inductor current `i_L`, capacitor voltage `v_C`, node voltage `v_A`, diode current
+/// `i_D`, switch command `s`, then the step's Newton iterations and residual and its equality,
+/// complementarity and θ-scheme residuals.
+pub const COLUMN_NAMES: [&str; 11] = [
+    "t",
+    "i_L",
+    "v_C",
+    "v_A",
+    "i_D",
+    "switch",
+    "newton_iterations",
+    "newton_residual",
+    "equality_residual",
+    "complementarity_residual",
+    "scheme_residual",
+];
+
 /// Source voltage (V).
 pub const E: f64 = 12.0;
 /// Inductance (H).

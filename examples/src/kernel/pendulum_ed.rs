@@ -29,6 +29,11 @@ use nonsmooth::kernel::simulation::{
     EventDriven, EventDrivenOptions, EventKind, OdeOptions, RestartingOde, TimeDiscretisation, Trajectory,
 };
 
+/// Names of the columns of [`PendulumRun::rows`] (header of the example's `--output` file): time,
+/// position `(x, z)`, velocity `(ẋ, ż)`, constraint `y = l² − |q|²`, multipliers `λ(1)`
+/// (impulse) and `λ(2)` (force; tension `2 l λ(2)`), sizes of index sets 1 and 2.
+pub const COLUMN_NAMES: [&str; 10] = ["t", "x", "z", "v_x", "v_z", "y", "lambda1", "lambda2", "size_I1", "size_I2"];
+
 /// Gravity.
 pub const GRAVITY: f64 = 9.81;
 

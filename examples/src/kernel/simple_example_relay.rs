@@ -10,6 +10,11 @@ use nonsmooth::kernel::simulation::{
     EulerMoreauOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
 
+/// Names of the columns of [`simulate`]'s rows (header of the example's `--output` file; the
+/// columns of Siconos' `SimpleExampleRelay.ref`): time, state `x`, relay multipliers `λ`, outputs
+/// `y`.
+pub const COLUMN_NAMES: [&str; 7] = ["t", "x_0", "x_1", "lambda_0", "lambda_1", "y_0", "y_1"];
+
 /// Time step.
 pub const H: f64 = 1e-3;
 /// Steps of the reference run.

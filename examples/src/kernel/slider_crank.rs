@@ -62,22 +62,30 @@ use nonsmooth::numerics::lcp::{LcpMethod, LemkeOptions};
 /// Number of columns of the output rows.
 pub const COLUMNS: usize = 12;
 
+/// Names of the output columns (header of the example's `--output` file; see the module
+/// documentation): time, angles, angular velocities, the four corner gaps and the smallest.
+pub const COLUMN_NAMES: [&str; COLUMNS] =
+    ["t", "theta1", "theta2", "theta3", "omega1", "omega2", "omega3", "g1", "g2", "g3", "g4", "g_min"];
+
 /// Column of the smallest gap in the output rows.
 pub const MIN_GAP_COLUMN: usize = 11;
 
 /// Corner signs `(σx, σy)` of the four contacts (Siconos' `g1..g4`).
 pub const CORNERS: [(f64, f64); 4] = [(-1.0, 1.0), (1.0, 1.0), (-1.0, -1.0), (1.0, -1.0)];
 
-/// The time-stepping scheme of a run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The time-stepping scheme of a run (on the command line: `mj`, `direct`, `combined`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Scheme {
     /// Plain Moreau–Jean (velocity-level impacts only; Siconos' `MoreauJeanOSI`).
+    #[value(name = "mj")]
     MoreauJean,
     /// Moreau–Jean followed by a projection of the positions onto the active constraints
     /// (Siconos' `MoreauJeanDirectProjectionOSI` + `TimeSteppingDirectProjection`).
+    #[value(name = "direct")]
     DirectProjection,
     /// Moreau–Jean with the combined velocity/position projection (Siconos'
     /// `MoreauJeanCombinedProjectionOSI` + `TimeSteppingCombinedProjection`).
+    #[value(name = "combined")]
     CombinedProjection,
 }
 

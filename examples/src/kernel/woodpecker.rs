@@ -11,6 +11,11 @@ use nonsmooth::kernel::simulation::{
     MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
 
+/// Names of the columns of [`simulate`]'s rows (header of the example's `--output` file; the
+/// columns of Siconos' `Woodpecker.ref`): time, sleeve height `y` and velocity, sleeve angle
+/// `φ_M` and angular velocity, woodpecker angle `φ_S` and angular velocity.
+pub const COLUMN_NAMES: [&str; 7] = ["t", "y", "v_y", "phi_M", "omega_M", "phi_S", "omega_S"];
+
 // Geometry.
 const R_O: f64 = 0.0025;
 const R_M: f64 = 0.0031;

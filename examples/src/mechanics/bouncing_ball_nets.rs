@@ -19,6 +19,29 @@ use nonsmooth::mechanics::lie::{Mat3, Quaternion};
 use nonsmooth::numerics::fc::Fc3dMethod;
 use nonsmooth::numerics::fc::nsgs::NsgsOptions;
 
+/// Names of the columns of [`simulate`]'s rows (header of the example's `--output` file; the
+/// columns of Siconos' `BouncingBallNETS.ref`): time, height `x`, velocity `v_x`, impulse
+/// `p(1)[0]`, normal impulse `λ(1)[0]`, half rotation angle `acos(p0)`, contact force norm
+/// `‖Hᵀλ(1)‖₂`, the position and unit quaternion `q`, the velocities `v_y`, `v_z`.
+pub const COLUMN_NAMES: [&str; 16] = [
+    "t",
+    "x",
+    "v_x",
+    "p1_x",
+    "lambda1_normal",
+    "half_angle",
+    "contact_force_norm",
+    "q_x",
+    "q_y",
+    "q_z",
+    "q_p0",
+    "q_p1",
+    "q_p2",
+    "q_p3",
+    "v_y",
+    "v_z",
+];
+
 /// Ball radius.
 pub const RADIUS: f64 = 0.1;
 /// Gravity.

@@ -1,0 +1,67 @@
+//! Command lines of the mechanics examples (`examples/mechanics/`, except the sphere pile).
+
+use clap::Parser;
+
+use super::{TrajectoryOutput, positive};
+use crate::mechanics::rolling_sphere::RollingSphere;
+
+/// Siconos' BouncingBallNETS: a Newton–Euler ball bouncing on a plane with friction.
+///
+/// The system: a ball of mass 1 and inertia I₃ (position and unit quaternion, twist (v, Ω)),
+/// launched upwards at 2 m/s from x = 1 under gravity along −x, on the plane x = 0; Newton
+/// impact with Coulomb friction, e_n = e_t = 0.9, μ = 0.6. The scheme: Moreau–Jean θ = 1/2,
+/// Newton tolerance 1e-10, the 3D frictional contact by NSGS, h = 0.005, T = 10 (2001 rows).
+///
+/// Without --output it prints the number of steps with a contact impulse and the final state.
+/// With --output FILE it writes the 16 columns of Siconos' BouncingBallNETS.ref: t, x, v_x,
+/// p1_x, lambda1_normal, half_angle (acos of the quaternion's scalar part),
+/// contact_force_norm, q_x, q_y, q_z, q_p0 … q_p3, v_y, v_z.
+#[derive(Clone, Debug, PartialEq, Parser)]
+#[command(name = "bouncing_ball_nets", verbatim_doc_comment)]
+pub struct BouncingBallNetsArgs {
+    /// The trajectory file (`--output FILE`, `--siconos`).
+    #[command(flatten)]
+    pub output: TrajectoryOutput,
+}
+
+/// A sphere sliding then rolling on a plane with Coulomb friction.
+///
+/// The system: a solid sphere (radius 0.1 m, I = 2/5 m R²) launched at V0 without spin on a
+/// plane with friction coefficient MU: friction slows it and spins it up until it rolls, at
+/// t* = 2 v0 / (7 μ g), then it rolls at 5 v0 / 7. The scheme: a mechanics scene (contacts
+/// detected before every Moreau–Jean step, the 3D frictional contact problem by NSGS), time
+/// step H, run to 2 t*.
+///
+/// It prints the measured transition time against 2 v0 / (7 μ g), the final speed against
+/// 5 v0 / 7 and the largest sinking into the plane. It writes no file.
+#[derive(Clone, Debug, PartialEq, Parser)]
+#[command(name = "rolling_sphere", verbatim_doc_comment)]
+pub struct RollingSphereArgs {
+    /// Friction coefficient μ.
+    #[arg(
+        long,
+        value_name = "MU",
+        value_parser = positive,
+        allow_negative_numbers = true,
+        default_value_t = RollingSphere::default().mu,
+    )]
+    pub mu: f64,
+    /// Initial speed along x, in m/s.
+    #[arg(
+        long,
+        value_name = "V0",
+        value_parser = positive,
+        allow_negative_numbers = true,
+        default_value_t = RollingSphere::default().v0,
+    )]
+    pub v0: f64,
+    /// Time step in seconds.
+    #[arg(
+        long,
+        value_name = "H",
+        value_parser = positive,
+        allow_negative_numbers = true,
+        default_value_t = RollingSphere::default().h,
+    )]
+    pub h: f64,
+}
