@@ -12,6 +12,8 @@
 //!   and on 2 threads) and Rapier's in the same run, written to `docs/benchmarks/mechanics.{md,csv}`
 //!   (`--only lcp|fc3d|kernel|mechanics` runs one of the four). See [`bench_report`],
 //!   [`fc3d_report`], [`kernel_report`] and [`mechanics_report`].
+//! - `system-deps`: fails when a package of the dependency graph links a native library
+//!   ([`system_deps`]).
 
 use std::path::{Path, PathBuf};
 
@@ -23,6 +25,7 @@ mod fc3d_report;
 mod kernel_report;
 mod mechanics_report;
 mod report;
+mod system_deps;
 
 const USAGE: &str = "\
 usage: cargo xtask <command>
@@ -46,6 +49,9 @@ commands:
                            all four; the FC3D report writes docs/benchmarks/fc3d.md, fc3d.csv and
                            fc3d-profile.svg, the kernel report kernel.md and kernel.csv, the
                            mechanics report mechanics.md and mechanics.csv)
+  system-deps              check that no package of the workspace's dependency graph (normal,
+                           build and dev, host platform) links a native library: building and
+                           testing need nothing but the Rust toolchain
 ";
 
 fn main() -> anyhow::Result<()> {
@@ -55,6 +61,7 @@ fn main() -> anyhow::Result<()> {
             let options = bench_report::Options::parse(&args[1..])?;
             bench_report::run(&options)
         }
+        Some("system-deps") => system_deps::run(),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             Ok(())
