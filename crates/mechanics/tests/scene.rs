@@ -201,3 +201,50 @@ fn contacts_of_a_resting_column_carry_the_weights() -> Result<(), MechanicsError
     }
     Ok(())
 }
+
+/// The relative velocity of a contact is that of the material points: for a sphere sliding and
+/// spinning on the ground, `u = Fᵀ(v + ω × (P − G))` with `ω = R Ω`, computed here from the
+/// body state; the friction impulse opposes the slip.
+#[test]
+fn a_sliding_contact_reports_the_slip_velocity() -> Result<(), MechanicsError> {
+    let r = 0.05;
+    let mut b = SceneBuilder::new().with_time_step(1e-3).with_final_time(0.01);
+    b.add_ground(0.0, Material::new(0.3, 0.0)?);
+    b.add_body(
+        BodySpec::new(Shape::sphere(r)?, 1000.0)?
+            .with_position([0.0, 0.0, r])
+            .with_velocity([1.0, 0.2, 0.0])
+            .with_angular_velocity([3.0, -1.0, 2.0]),
+    );
+    let mut scene = b.build()?;
+    while scene.has_next_step() {
+        scene.step()?;
+    }
+    let contacts: Vec<_> = scene.contacts().collect();
+    assert_eq!(contacts.len(), 1);
+    let c = &contacts[0];
+    let (q, v) = scene.body_state(0)?;
+    let rotation = Quaternion::new(q[3], q[4], q[5], q[6]).to_rotation_matrix();
+    let w: Vec<f64> = (0..3).map(|i| (0..3).map(|j| rotation[i][j] * v[3 + j]).sum()).collect();
+    let arm = [c.point[0] - q[0], c.point[1] - q[1], c.point[2] - q[2]];
+    let slip = [
+        v[0] + w[1] * arm[2] - w[2] * arm[1],
+        v[1] + w[2] * arm[0] - w[0] * arm[2],
+        v[2] + w[0] * arm[1] - w[1] * arm[0],
+    ];
+    for (k, row) in c.frame.iter().enumerate() {
+        let expected: f64 = (0..3).map(|j| row[j] * slip[j]).sum();
+        assert!((c.relative_velocity[k] - expected).abs() < 1e-12, "row {k}: {} vs {expected}", c.relative_velocity[k]);
+    }
+    // Sliding: the friction impulse is on the cone's boundary and opposes the tangential slip.
+    let (friction, slip_t) = (c.tangential_impulse(), [slip[0], slip[1], 0.0]);
+    let along: f64 = (0..3).map(|k| friction[k] * slip_t[k]).sum();
+    assert!(along < 0.0);
+    let tangential = (c.impulse[1].powi(2) + c.impulse[2].powi(2)).sqrt();
+    assert!(
+        (tangential - 0.3 * c.impulse[0]).abs() < 1e-3 * c.impulse[0],
+        "|λ_T| = {tangential}, μ λ_N = {}",
+        0.3 * c.impulse[0]
+    );
+    Ok(())
+}
