@@ -11,7 +11,8 @@
 //! - [`contact`]: contact relations with local frames ([`contact::ContactRelation`]) feeding
 //!   FC3D (or, normal only, LCP) one-step problems.
 //! - [`geometry`]: shapes (sphere, half-space, box, capsule), narrow phase, broad phase.
-//! - [`scene`]: a builder and a simulation that detects contacts before every step.
+//! - [`scene`]: a builder and a simulation that detects contacts before every step; the
+//!   contacts of the last step ([`scene::Scene::contacts`]) and the static shapes.
 //! - [`pile`]: the sphere pile of the `sphere_pile` example and of the benchmark report.
 //! - [`output`]: CSV and VTK (ParaView) output.
 

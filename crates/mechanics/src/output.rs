@@ -1,12 +1,15 @@
-//! Output of rigid-body scenes: positions and orientations per step as CSV, and frames as VTK
-//! XML PolyData files (`.vtp`, one point per body) with a ParaView collection (`.pvd`) that
-//! strings the frames in time.
+//! Output of rigid-body scenes: positions and orientations per step as CSV ([`CsvWriter`]), a
+//! ParaView time series of bodies, contacts and static shapes ([`vtk::VtkSeries`]), and single
+//! frames as VTK XML PolyData files (`.vtp`, one point per body, [`write_vtp`]) with a ParaView
+//! collection (`.pvd`, [`write_pvd`]) that strings such frames in time.
 //!
-//! The VTK files hold, per body: the centre (points), and as point data the unit quaternion
-//! (scalar first), the translational velocity, the angular velocity in the body frame, the
-//! shape kind (0 sphere, 1 box, 2 capsule), a bounding radius and the box half extents or the
+//! The single-frame files hold, per body: the centre (points), and as point data the unit
+//! quaternion (scalar first), the translational velocity, the angular velocity in the body frame,
+//! the shape kind (0 sphere, 1 box, 2 capsule), a bounding radius and the box half extents or the
 //! capsule half length. In ParaView, a `Glyph` filter (sphere source, scale by `radius`) draws a
 //! sphere pile.
+
+pub mod vtk;
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -89,7 +92,7 @@ impl CsvWriter {
 /// Writes one frame as a VTK XML PolyData file (ASCII), one vertex per body.
 ///
 /// # Errors
-/// [`MechanicsError::Kernel`] wrapping the I/O error when the file cannot be written.
+/// [`MechanicsError::Io`] when the file cannot be written.
 pub fn write_vtp(path: impl AsRef<Path>, bodies: &[BodyFrame]) -> Result<(), MechanicsError> {
     let path = path.as_ref();
     let n = bodies.len();
@@ -134,7 +137,7 @@ pub fn write_vtp(path: impl AsRef<Path>, bodies: &[BodyFrame]) -> Result<(), Mec
 /// the collection's folder).
 ///
 /// # Errors
-/// [`MechanicsError::Kernel`] wrapping the I/O error when the file cannot be written.
+/// [`MechanicsError::Io`] when the file cannot be written.
 pub fn write_pvd(path: impl AsRef<Path>, frames: &[(f64, String)]) -> Result<(), MechanicsError> {
     let path = path.as_ref();
     let mut s = String::from(

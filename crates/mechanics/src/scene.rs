@@ -43,9 +43,9 @@ use nonsmooth_numerics::fc::nsgs::NsgsOptions;
 
 use crate::MechanicsError;
 use crate::body::NewtonEulerDs;
-use crate::contact::{ContactDimension, ContactRelation};
+use crate::contact::{ContactDimension, ContactRelation, jacobian_block};
 use crate::geometry::{Aabb, BroadPhase, ContactPoint, Pose, Shape, collide};
-use crate::lie::{Quaternion, Vec3};
+use crate::lie::{Mat3, Quaternion, Vec3};
 use crate::output::BodyFrame;
 
 /// Contact coefficients of a surface.
@@ -293,12 +293,17 @@ impl SceneOptions {
     }
 }
 
-/// A static shape of a scene (not a dynamical system).
-#[derive(Clone, Copy, Debug)]
-struct StaticShape {
-    shape: Shape,
-    pose: Pose,
-    material: Material,
+/// A static shape of a scene: the ground, a wall or any shape fixed in the world (not a
+/// dynamical system). [`Scene::statics`] lists them in the order they were added.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StaticShape {
+    /// The shape (a half-space is the side `z_body ≤ 0` of its pose's plane).
+    pub shape: Shape,
+    /// Its placement in the world (for a half-space, a point of the plane and the outward
+    /// normal as the body `+z` axis).
+    pub pose: Pose,
+    /// Its material.
+    pub material: Material,
 }
 
 /// Builds a [`Scene`].
@@ -360,29 +365,32 @@ impl SceneBuilder {
         self.bodies.len() - 1
     }
 
-    /// Adds the ground: the half-space `z ≤ height`.
-    pub fn add_ground(&mut self, height: f64, material: Material) {
+    /// Adds the ground: the half-space `z ≤ height`; returns its index in [`Scene::statics`].
+    pub fn add_ground(&mut self, height: f64, material: Material) -> usize {
         self.statics.push(StaticShape {
             shape: Shape::HalfSpace,
             pose: Pose::from_translation([0.0, 0.0, height]),
             material,
         });
+        self.statics.len() - 1
     }
 
     /// Adds a wall: the half-space behind the plane through `point` with outward normal
-    /// `normal` (the side the bodies are on).
+    ///
+    /// `normal` (the side the bodies are on); returns its index in [`Scene::statics`].
     ///
     /// # Errors
     /// [`KernelError::InvalidOption`] for a zero normal.
-    pub fn add_wall(&mut self, point: Vec3, normal: Vec3, material: Material) -> Result<(), MechanicsError> {
+    pub fn add_wall(&mut self, point: Vec3, normal: Vec3, material: Material) -> Result<usize, MechanicsError> {
         let pose = pose_with_normal(point, normal)?;
         self.statics.push(StaticShape { shape: Shape::HalfSpace, pose, material });
-        Ok(())
+        Ok(self.statics.len() - 1)
     }
 
-    /// Adds a static shape (any shape) at `pose`.
-    pub fn add_static(&mut self, shape: Shape, pose: Pose, material: Material) {
+    /// Adds a static shape (any shape) at `pose`; returns its index in [`Scene::statics`].
+    pub fn add_static(&mut self, shape: Shape, pose: Pose, material: Material) -> usize {
         self.statics.push(StaticShape { shape, pose, material });
+        self.statics.len() - 1
     }
 
     /// The bodies added so far.
@@ -460,7 +468,16 @@ impl SceneBuilder {
             self.statics.iter().copied().filter(|s| !matches!(s.shape, Shape::HalfSpace)).collect();
         let half_spaces: Vec<StaticShape> =
             self.statics.iter().copied().filter(|s| matches!(s.shape, Shape::HalfSpace)).collect();
+        // The scene numbers the finite statics first, then the half-spaces; `static_index` maps
+        // that numbering back to the order of addition.
+        let is_half_space = |s: &StaticShape| matches!(s.shape, Shape::HalfSpace);
+        let static_index: Vec<usize> = (0..self.statics.len())
+            .filter(|&k| !is_half_space(&self.statics[k]))
+            .chain((0..self.statics.len()).filter(|&k| is_half_space(&self.statics[k])))
+            .collect();
         Ok(Scene {
+            statics: self.statics,
+            static_index,
             sim,
             gravity: if o.order_by_height { Some(o.gravity) } else { None },
             margin,
@@ -491,6 +508,103 @@ struct SceneBody {
 /// A contact's identity between steps: the two shapes (bodies first, then finite statics, then
 /// half-spaces, in one numbering) and the index in their contact set.
 type ContactKey = (usize, usize, usize);
+
+/// The other side of a contact ([`ContactView::partner`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContactPartner {
+    /// Another body, by its index (the order of [`SceneBuilder::add_body`]).
+    Body(usize),
+    /// A static shape, by its index in [`Scene::statics`].
+    Static(usize),
+}
+
+/// A contact of the last step as user code sees it ([`Scene::contacts`]).
+///
+/// Body 1 ([`ContactView::body`]) is the body the normal `n` points to; the partner is body 2
+/// or a static shape. With the contact points `P₁` on body 1 and `P₂` on the partner, the local
+/// frame `(n, t₁, t₂)` (Siconos' `orthoBaseFromVector`, [`crate::contact::contact_frame`]) and
+/// the rows `H₁ = [F | F skew(G₁ − P₁) R₁]`, `H₂` likewise, `F = [n; t₁; t₂]`:
+///
+/// - gap `g = (P₁ − P₂)·n` (negative: penetration);
+/// - relative velocity `u = H₁ v₁ − H₂ v₂ = (u_N, u_T1, u_T2)`, the velocity of the material
+///   point of body 1 at `P₁` relative to that of body 2 at `P₂`, in the local frame;
+/// - reaction: the multiplier `λ = (λ_N, λ_T1, λ_T2)` of the Moreau–Jean step, the **impulse**
+///   (percussion, N·s) of the contact over the step `[t_k, t_k + h]`, as Siconos' `lambda(1)`
+///   (Acary & Brogliato, *Numerical Methods for Nonsmooth Dynamical Systems*, Springer 2008,
+///   ch. 10). It acts on body 1 as `Fᵀλ` at `P₁` and on the partner as `−Fᵀλ` at `P₂`; the mean
+///   force over the step is `λ / h` ([`ContactView::normal_force`]). A contact that the step did
+///   not activate (predicted to stay open) has `λ = 0`.
+///
+/// Points, gap and relative velocity are at the end of the step (the scene's current state);
+/// the normal is the one of the detection at the beginning of the step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ContactView {
+    /// Body 1: the body the normal points to.
+    pub body: usize,
+    /// Body 2 or the static shape.
+    pub partner: ContactPartner,
+    /// `P₁`, the contact point on body 1 (world frame).
+    pub point: Vec3,
+    /// `P₂`, the contact point on the partner (world frame).
+    pub partner_point: Vec3,
+    /// The local frame, rows `n`, `t₁`, `t₂` (world frame; `n` from the partner to body 1).
+    pub frame: Mat3,
+    /// The gap `(P₁ − P₂)·n` at the current positions.
+    pub gap: f64,
+    /// The signed distance found by the detection at the beginning of the step.
+    pub detection_gap: f64,
+    /// `λ = (λ_N, λ_T1, λ_T2)`, the impulse over the step in the local frame.
+    pub impulse: Vec3,
+    /// `u = (u_N, u_T1, u_T2)`, the relative velocity at the current state in the local frame.
+    pub relative_velocity: Vec3,
+    /// Whether the step's one-step problem included the contact (index set 1).
+    pub active: bool,
+    /// The contact's interaction in the scene's model ([`Scene::simulation`]).
+    pub interaction: InteractionId,
+    time_step: f64,
+}
+
+impl ContactView {
+    /// The unit normal `n` (world frame, from the partner to body 1).
+    pub fn normal(&self) -> Vec3 {
+        self.frame[0]
+    }
+
+    /// The midpoint `(P₁ + P₂) / 2`.
+    pub fn midpoint(&self) -> Vec3 {
+        let (a, b) = (self.point, self.partner_point);
+        [0.5 * (a[0] + b[0]), 0.5 * (a[1] + b[1]), 0.5 * (a[2] + b[2])]
+    }
+
+    /// The normal impulse on body 1 as a world vector, `λ_N n`.
+    pub fn normal_impulse(&self) -> Vec3 {
+        let n = self.frame[0];
+        [self.impulse[0] * n[0], self.impulse[0] * n[1], self.impulse[0] * n[2]]
+    }
+
+    /// The tangential (friction) impulse on body 1 as a world vector, `λ_T1 t₁ + λ_T2 t₂`.
+    pub fn tangential_impulse(&self) -> Vec3 {
+        let [_, t1, t2] = self.frame;
+        let [_, a, b] = self.impulse;
+        [a * t1[0] + b * t2[0], a * t1[1] + b * t2[1], a * t1[2] + b * t2[2]]
+    }
+
+    /// The mean normal force on body 1 over the step, `λ_N n / h` (N).
+    pub fn normal_force(&self) -> Vec3 {
+        self.normal_impulse().map(|x| x / self.time_step)
+    }
+
+    /// The mean tangential force on body 1 over the step, `(λ_T1 t₁ + λ_T2 t₂) / h` (N).
+    pub fn tangential_force(&self) -> Vec3 {
+        self.tangential_impulse().map(|x| x / self.time_step)
+    }
+
+    /// The time step `h` the impulse was taken over.
+    pub fn time_step(&self) -> f64 {
+        self.time_step
+    }
+}
 
 /// What one scene step did.
 #[derive(Clone, Copy, Debug)]
@@ -587,6 +701,10 @@ pub struct Scene {
     finite_statics: Vec<StaticShape>,
     half_spaces: Vec<StaticShape>,
     half_space_poses: Vec<Pose>,
+    /// The static shapes in the order of addition.
+    statics: Vec<StaticShape>,
+    /// The index in `statics` of the scene's static shape `k` (finite ones, then half-spaces).
+    static_index: Vec<usize>,
     /// Current contacts, sorted by key.
     contacts: Vec<(ContactKey, InteractionId)>,
     next_contacts: Vec<(ContactKey, InteractionId)>,
@@ -682,6 +800,106 @@ impl Scene {
                 }
             })
             .collect()
+    }
+
+    /// The time step `h`.
+    pub fn time_step(&self) -> f64 {
+        self.sim.time_discretisation().h()
+    }
+
+    /// Number of steps done.
+    pub fn steps_done(&self) -> usize {
+        self.sim.steps_done()
+    }
+
+    /// The shape of body `i`.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`] for an index out of range.
+    pub fn body_shape(&self, i: usize) -> Result<Shape, MechanicsError> {
+        self.bodies.get(i).map(|b| b.shape).ok_or_else(|| KernelError::UnknownDs(i).into())
+    }
+
+    /// The static shapes (ground, walls, fixed shapes) in the order they were added; a
+    /// contact's [`ContactPartner::Static`] is an index into this list.
+    pub fn statics(&self) -> &[StaticShape] {
+        &self.statics
+    }
+
+    /// The contacts of the last step, in the scene's order (by the pair of shapes, then the
+    /// index of the point in the pair's contact set), with their points, local frame, gap,
+    /// reaction and relative velocity (see [`ContactView`]).
+    ///
+    /// Nothing here is computed by the step for this purpose: the points and the normal are
+    /// those the last detection gave the contact relation, moved with the bodies as the
+    /// relation moves them (each point keeps its offset from its body's centre); the reaction
+    /// is the multiplier `λ(1)` the step's one-step problem left in the interaction; the gap and
+    /// the relative velocity are evaluated here at the bodies' current positions and
+    /// velocities. Before the first step there are none.
+    pub fn contacts(&self) -> impl Iterator<Item = ContactView> + '_ {
+        let nb = self.bodies.len();
+        let h = self.time_step();
+        let nsds = self.sim.nsds();
+        let state = move |b: usize| {
+            let s = nsds.ds(self.bodies[b].ds).expect("a scene body exists").state();
+            (s.q(), s.v())
+        };
+        // After a detection, `found` and `contacts` hold the same keys in the same order.
+        self.found.iter().zip(&self.contacts).filter(|(f, c)| f.0 == c.0).map(move |(&((i, j, _), raw), &(_, id))| {
+            // Body 1 is the body the normal points to (the orientation of `Scene::detect`).
+            let (body, partner, c) = if j < nb {
+                (j, ContactPartner::Body(i), raw)
+            } else {
+                (i, ContactPartner::Static(self.static_index[j - nb]), raw.flipped())
+            };
+            let frame = crate::contact::contact_frame(c.normal).expect("a detected normal is a unit vector");
+            let (q1, v1) = state(body);
+            let at_detection1 = self.qs[body];
+            let moved = |q: &[f64], q_detection: &[f64; 7], p: Vec3| -> Vec3 {
+                [q[0] + (p[0] - q_detection[0]), q[1] + (p[1] - q_detection[1]), q[2] + (p[2] - q_detection[2])]
+            };
+            let point = moved(q1, &at_detection1, c.point_b);
+            let block1 =
+                jacobian_block(&frame, [q1[0], q1[1], q1[2]], point, Quaternion::new(q1[3], q1[4], q1[5], q1[6]));
+            let mut u = [0.0; 3];
+            for (r, row) in block1.iter().enumerate() {
+                u[r] = (0..6).map(|k| row[k] * v1[k]).sum();
+            }
+            let partner_point = match partner {
+                ContactPartner::Body(b2) => {
+                    let (q2, v2) = state(b2);
+                    let p2 = moved(q2, &self.qs[b2], c.point_a);
+                    let block2 =
+                        jacobian_block(&frame, [q2[0], q2[1], q2[2]], p2, Quaternion::new(q2[3], q2[4], q2[5], q2[6]));
+                    for (r, row) in block2.iter().enumerate() {
+                        u[r] -= (0..6).map(|k| row[k] * v2[k]).sum::<f64>();
+                    }
+                    p2
+                }
+                ContactPartner::Static(_) => c.point_a,
+            };
+            let n = frame[0];
+            let d = [point[0] - partner_point[0], point[1] - partner_point[1], point[2] - partner_point[2]];
+            let inter = nsds.interaction(id).expect("a scene contact is an interaction");
+            let mut impulse = [0.0; 3];
+            for (x, l) in impulse.iter_mut().zip(inter.lambda(1)) {
+                *x = *l;
+            }
+            ContactView {
+                body,
+                partner,
+                point,
+                partner_point,
+                frame,
+                gap: d[0] * n[0] + d[1] * n[1] + d[2] * n[2],
+                detection_gap: c.distance,
+                impulse,
+                relative_velocity: u,
+                active: inter.is_active(),
+                interaction: id,
+                time_step: h,
+            }
+        })
     }
 
     /// Detects the contacts at the current positions, then advances one step.

@@ -143,3 +143,108 @@ fn a_pile_steps_the_same_on_one_and_two_threads() -> Result<(), MechanicsError> 
     assert!(one == two, "the states differ between 1 and 2 threads");
     Ok(())
 }
+
+/// The contacts of the last step, read through the scene: a column of two spheres at rest on
+/// the ground between two walls. At rest the impulses carry the weights over the step
+/// (`λ_N = m g h` for the top contact, `2 m g h` for the ground's), the normals point up, the
+/// gaps and relative velocities vanish, and the partners name the ground and the lower body.
+#[test]
+fn contacts_of_a_resting_column_carry_the_weights() -> Result<(), MechanicsError> {
+    use nonsmooth_mechanics::scene::ContactPartner;
+    let (r, h, g) = (0.05, 1e-3, 9.81);
+    let mut b = SceneBuilder::new().with_time_step(h).with_final_time(0.5);
+    let wall = b.add_wall([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], Material::default())?;
+    let ground = b.add_ground(0.0, Material::default());
+    b.add_static(
+        Shape::cuboid([0.1, 0.1, 0.1])?,
+        nonsmooth_mechanics::geometry::Pose::from_translation([2.0, 0.0, 0.1]),
+        Material::default(),
+    );
+    let sphere = BodySpec::new(Shape::sphere(r)?, 1000.0)?;
+    let mass = sphere.mass();
+    b.add_body(sphere.with_position([0.0, 0.0, r]));
+    b.add_body(sphere.with_position([0.0, 0.0, 3.0 * r]));
+    let mut scene = b.build()?;
+    assert_eq!(scene.contacts().count(), 0, "no contacts before the first step");
+    while scene.has_next_step() {
+        scene.step()?;
+    }
+    assert_eq!((wall, ground), (0, 1));
+    assert_eq!(scene.statics().len(), 3);
+    assert!(matches!(scene.statics()[ground].shape, Shape::HalfSpace));
+    assert!(matches!(scene.statics()[2].shape, Shape::Box { .. }));
+    assert!((scene.time_step() - h).abs() < 1e-18);
+    let contacts: Vec<_> = scene.contacts().collect();
+    assert_eq!(contacts.len(), 2);
+    for c in &contacts {
+        println!("{c:?}");
+        let n = c.normal();
+        assert!((n[2] - 1.0).abs() < 1e-12, "the normal points up: {n:?}");
+        assert!(c.gap.abs() < 1e-4 && c.detection_gap.abs() < 1e-4);
+        assert!(c.relative_velocity.iter().all(|u| u.abs() < 1e-6), "{:?}", c.relative_velocity);
+        assert!(c.active);
+        let (weight, partner) = match c.body {
+            0 => (2.0 * mass * g * h, ContactPartner::Static(ground)),
+            _ => (mass * g * h, ContactPartner::Body(0)),
+        };
+        assert_eq!(c.partner, partner);
+        // NSGS stops at a relative error of 1e-4 on the FC3D problem.
+        assert!((c.impulse[0] - weight).abs() < 1e-3 * weight, "λ_N = {}, m g h = {weight}", c.impulse[0]);
+        assert!(c.impulse[1].abs() < 1e-9 && c.impulse[2].abs() < 1e-9);
+        assert!((c.normal_force()[2] - c.impulse[0] / h).abs() < 1e-12);
+        assert!(c.tangential_force().iter().all(|f| f.abs() < 1e-6));
+        // The points: P₁ on body 1's surface below its centre, P₂ on the partner.
+        let (q, _) = scene.body_state(c.body)?;
+        assert!((q[2] - c.point[2] - r).abs() < 1e-4);
+        assert!((c.point[2] - c.partner_point[2] - c.gap).abs() < 1e-15);
+        assert!((c.midpoint()[0] - q[0]).abs() < 1e-12);
+    }
+    Ok(())
+}
+
+/// The relative velocity of a contact is that of the material points: for a sphere sliding and
+/// spinning on the ground, `u = Fᵀ(v + ω × (P − G))` with `ω = R Ω`, computed here from the
+/// body state; the friction impulse opposes the slip.
+#[test]
+fn a_sliding_contact_reports_the_slip_velocity() -> Result<(), MechanicsError> {
+    let r = 0.05;
+    let mut b = SceneBuilder::new().with_time_step(1e-3).with_final_time(0.01);
+    b.add_ground(0.0, Material::new(0.3, 0.0)?);
+    b.add_body(
+        BodySpec::new(Shape::sphere(r)?, 1000.0)?
+            .with_position([0.0, 0.0, r])
+            .with_velocity([1.0, 0.2, 0.0])
+            .with_angular_velocity([3.0, -1.0, 2.0]),
+    );
+    let mut scene = b.build()?;
+    while scene.has_next_step() {
+        scene.step()?;
+    }
+    let contacts: Vec<_> = scene.contacts().collect();
+    assert_eq!(contacts.len(), 1);
+    let c = &contacts[0];
+    let (q, v) = scene.body_state(0)?;
+    let rotation = Quaternion::new(q[3], q[4], q[5], q[6]).to_rotation_matrix();
+    let w: Vec<f64> = (0..3).map(|i| (0..3).map(|j| rotation[i][j] * v[3 + j]).sum()).collect();
+    let arm = [c.point[0] - q[0], c.point[1] - q[1], c.point[2] - q[2]];
+    let slip = [
+        v[0] + w[1] * arm[2] - w[2] * arm[1],
+        v[1] + w[2] * arm[0] - w[0] * arm[2],
+        v[2] + w[0] * arm[1] - w[1] * arm[0],
+    ];
+    for (k, row) in c.frame.iter().enumerate() {
+        let expected: f64 = (0..3).map(|j| row[j] * slip[j]).sum();
+        assert!((c.relative_velocity[k] - expected).abs() < 1e-12, "row {k}: {} vs {expected}", c.relative_velocity[k]);
+    }
+    // Sliding: the friction impulse is on the cone's boundary and opposes the tangential slip.
+    let (friction, slip_t) = (c.tangential_impulse(), [slip[0], slip[1], 0.0]);
+    let along: f64 = (0..3).map(|k| friction[k] * slip_t[k]).sum();
+    assert!(along < 0.0);
+    let tangential = (c.impulse[1].powi(2) + c.impulse[2].powi(2)).sqrt();
+    assert!(
+        (tangential - 0.3 * c.impulse[0]).abs() < 1e-3 * c.impulse[0],
+        "|λ_T| = {tangential}, μ λ_N = {}",
+        0.3 * c.impulse[0]
+    );
+    Ok(())
+}
