@@ -13,22 +13,6 @@ use std::path::PathBuf;
 
 pub use cli::{TrajectoryFile, TrajectoryOutput};
 
-/// The value following `flag` on the command line, if any: the hand parser of the examples that
-/// do not use [`cli`] yet.
-///
-/// # Errors
-/// When `flag` is the last argument.
-pub fn option_value(flag: &str) -> anyhow::Result<Option<String>> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.iter().position(|a| a == flag) {
-        None => Ok(None),
-        Some(i) => match args.get(i + 1) {
-            Some(v) => Ok(Some(v.clone())),
-            None => anyhow::bail!("{flag} needs a value"),
-        },
-    }
-}
-
 /// The Siconos reference data folder: `$NONSMOOTH_DATA`, or `../shared/data` from the workspace
 /// root; `None` (after printing one line) when it is missing.
 pub fn data_dir() -> Option<PathBuf> {

@@ -52,10 +52,10 @@ pub mod numerics {
 
     #[doc(inline)]
     pub use nonsmooth_numerics::{NumericsError, SolverReport, SolverStatus};
-    #[doc(inline)]
-    pub use nonsmooth_numerics::{fc, gfc, io, lcp, matrix, mlcp, relay, roots};
     #[doc(no_inline)]
     pub use nonsmooth_numerics::{faer, sprs};
+    #[doc(inline)]
+    pub use nonsmooth_numerics::{fc, gfc, io, lcp, matrix, mlcp, relay, roots};
 }
 
 pub mod kernel {
@@ -67,10 +67,10 @@ pub mod kernel {
 
     #[doc(inline)]
     pub use nonsmooth_kernel::KernelError;
-    #[doc(inline)]
-    pub use nonsmooth_kernel::{io, model, simulation};
     #[doc(no_inline)]
     pub use nonsmooth_kernel::numerics;
+    #[doc(inline)]
+    pub use nonsmooth_kernel::{io, model, simulation};
 }
 
 pub mod mechanics {
