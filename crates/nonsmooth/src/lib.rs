@@ -2,7 +2,7 @@
 //!
 //! Simulation of nonsmooth dynamical systems (unilateral contact, impacts, Coulomb friction,
 //! complementarity systems). This facade re-exports the three crates and a prelude; it holds no
-//! logic. The `nonsmooth` binary of this package is the command-line tool.
+//! logic. The command-line tool `nonsmooth` is the separate package `nonsmooth-cli`.
 //!
 //! ```
 //! use nonsmooth::prelude::*;
