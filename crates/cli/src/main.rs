@@ -54,7 +54,7 @@ struct ConvertArgs {
 struct SolveArgs {
     /// The problem file (Siconos `.dat`).
     file: PathBuf,
-    /// The solver (LCP: lemke, pgs, psor, enum, newton-fb, newton-min, default lemke; FC3D: nsgs, nsgs-projection, default nsgs; FC2D: lemke).
+    /// The solver (LCP: lemke, pgs, psor, enum, newton-fb, newton-min, default lemke; FC3D: nsgs, nsgs-projection, default nsgs; FC2D: nsgs, nsgs-dense, lemke, default nsgs).
     #[arg(long)]
     solver: Option<String>,
     /// Tolerance on the problem's error measure (default: the solver's).

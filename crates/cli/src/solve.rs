@@ -2,12 +2,10 @@
 
 use std::time::Instant;
 
-use nonsmooth::numerics::fc::Fc3dMethod;
-use nonsmooth::numerics::fc::fc2d_lcp::{Fc2dLemkeOptions, Fc2dLemkeSolver};
-use nonsmooth::numerics::fc::nsgs2d::{Nsgs2dOptions, Nsgs2dSolver};
+use nonsmooth::numerics::fc::{Fc2dMethod, Fc3dMethod};
 use nonsmooth::numerics::gfc::{GlobalFcOptions, GlobalFcSolver};
 use nonsmooth::numerics::io::{self, Problem};
-use nonsmooth::numerics::lcp::{LcpMethod, LemkeOptions};
+use nonsmooth::numerics::lcp::LcpMethod;
 use nonsmooth::numerics::mlcp::MlcpMethod;
 use nonsmooth::numerics::relay::RelayMethod;
 use nonsmooth::numerics::{NumericsError, SolverReport};
@@ -20,10 +18,6 @@ const DEFAULT_LCP_SOLVER: &str = "lemke";
 /// The solver used on FC3D problems when `--solver` is not given: NSGS with the Alart–Curnier
 /// local solver (the names are [`Fc3dMethod::NAMES`]).
 const DEFAULT_FC3D_SOLVER: &str = "nsgs";
-
-/// Solver names for FC2D problems: the LCP reformulation solved by Lemke (the default), NSGS over
-/// the contacts with the exact 2D one-contact solution.
-const FC2D_SOLVERS: [&str; 2] = ["lemke", "nsgs"];
 
 /// The solver used on MLCPs when `--solver` is not given: enumeration, which needs no
 /// nonsingular block (the names are [`MlcpMethod::NAMES`]).
@@ -86,33 +80,14 @@ pub(crate) fn run(args: &SolveArgs) -> Outcome {
             })
         }
         Problem::Fc2d(fc) => {
-            let name = args.solver.as_deref().unwrap_or(FC2D_SOLVERS[0]);
-            match name {
-                "lemke" => {
-                    let mut lemke = LemkeOptions::default();
-                    if let Some(k) = args.max_iterations {
-                        lemke = lemke.with_max_iterations(k);
-                    }
-                    let mut options = Fc2dLemkeOptions::default().with_lemke(lemke);
-                    if let Some(t) = args.tolerance {
-                        options = options.with_tolerance(t);
-                    }
-                    Fc2dLemkeSolver::new(options)
-                        .and_then(|mut solver| time_solves("lemke", size, |r, u| solver.solve(fc, r, u)))
-                }
-                "nsgs" => {
-                    let mut options = Nsgs2dOptions::default();
-                    if let Some(t) = args.tolerance {
-                        options = options.with_tolerance(t);
-                    }
-                    if let Some(k) = args.max_iterations {
-                        options = options.with_max_iterations(k);
-                    }
-                    Nsgs2dSolver::new(options)
-                        .and_then(|mut solver| time_solves("nsgs", size, |r, u| solver.solve(fc, r, u)))
-                }
-                _ => return unknown_solver(name, kind, &FC2D_SOLVERS),
-            }
+            let name = args.solver.as_deref().unwrap_or(Fc2dMethod::DEFAULT_NAME);
+            let Some(method) = Fc2dMethod::from_name(name, args.tolerance, args.max_iterations) else {
+                return unknown_solver(name, kind, &Fc2dMethod::NAMES);
+            };
+            method.build().and_then(|mut solver| {
+                let name = solver.name();
+                time_solves(name, size, |r, u| solver.solve(fc, r, u))
+            })
         }
         Problem::GlobalFc3d(gfc) => {
             let name = args.solver.as_deref().unwrap_or(DEFAULT_FC3D_SOLVER);
@@ -132,21 +107,18 @@ pub(crate) fn run(args: &SolveArgs) -> Outcome {
                 .and_then(|mut solver| time_solves(local_name, size, |r, u| solver.solve(gfc, r, u, &mut v)))
         }
         Problem::GlobalFc2d(gfc) => {
-            let name = args.solver.as_deref().unwrap_or(FC2D_SOLVERS[0]);
-            if name != "lemke" {
-                return unknown_solver(name, kind, &FC2D_SOLVERS);
-            }
-            let mut lemke = LemkeOptions::default();
-            if let Some(k) = args.max_iterations {
-                lemke = lemke.with_max_iterations(k);
-            }
-            let mut options = GlobalFcOptions::default().with_fc2d_lemke(Fc2dLemkeOptions::default().with_lemke(lemke));
+            let name = args.solver.as_deref().unwrap_or(Fc2dMethod::DEFAULT_NAME);
+            let Some(method) = Fc2dMethod::from_name(name, None, args.max_iterations) else {
+                return unknown_solver(name, kind, &Fc2dMethod::NAMES);
+            };
+            let local_name = method.name();
+            let mut options = GlobalFcOptions::default().with_fc2d_method(method);
             if let Some(t) = args.tolerance {
                 options = options.with_tolerance(t);
             }
             let mut v = vec![0.0; gfc.velocity_size()];
             GlobalFcSolver::new(options)
-                .and_then(|mut solver| time_solves("lemke", size, |r, u| solver.solve(gfc, r, u, &mut v)))
+                .and_then(|mut solver| time_solves(local_name, size, |r, u| solver.solve(gfc, r, u, &mut v)))
         }
     };
     let timed = match timed {
