@@ -6,7 +6,7 @@
 //! [`PILE_SPHERES`] spheres dropped into a box ([`SpherePile`], Moreau–Jean time stepping with
 //! frictional contact, `h = 1 ms`), stepped for [`SETTLE_STEPS`] steps until it rests. The
 //! velocity-level one-step problem of the next step is then assembled from the active contacts,
-//! as the kernel poses it (Acary & Brogliato 2008, §10.3):
+//! as the kernel poses it (Acary & Brogliato 2008):
 //!
 //! ```text
 //! W = H M⁻¹ Hᵀ,   q = H (v + h M⁻¹ f_ext),   u = W r + q
@@ -118,7 +118,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                     }
                     for (r, row_a) in rows_a.iter().enumerate() {
                         for (s, row_b) in rows_b.iter().enumerate() {
-                            w[(3 * a + r, 3 * b + s)] += (0..6).map(|c| row_a[c] * inverse_m[c] * row_b[c]).sum::<f64>();
+                            w[(3 * a + r, 3 * b + s)] +=
+                                (0..6).map(|c| row_a[c] * inverse_m[c] * row_b[c]).sum::<f64>();
                         }
                     }
                 }
