@@ -128,7 +128,7 @@ fn run_lcp(o: &Options) -> anyhow::Result<()> {
         "build",
         "--release",
         "-p",
-        "nonsmooth",
+        "nonsmooth-cli",
         "--bin",
         "nonsmooth",
         "-p",

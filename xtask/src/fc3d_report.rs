@@ -861,7 +861,7 @@ fn siconos_manifest(manifest: &serde_json::Value, work: &Path) -> anyhow::Result
                 continue;
             }
             if converted == 0 {
-                run_checked(cargo().args(["build", "--release", "-p", "nonsmooth", "--bin", "nonsmooth"]))?;
+                run_checked(cargo().args(["build", "--release", "-p", "nonsmooth-cli", "--bin", "nonsmooth"]))?;
             }
             let dat = work.join(format!("{}.dat", path.file_name().and_then(|n| n.to_str()).unwrap_or("fclib")));
             run_checked(Command::new(target.join("release/nonsmooth")).arg("convert").arg(&path).arg(&dat))?;

@@ -2,7 +2,8 @@
 //!
 //! Simulation of nonsmooth dynamical systems (unilateral contact, impacts, Coulomb friction,
 //! complementarity systems), after INRIA's Siconos. This facade re-exports the three crates and
-//! a prelude; it holds no logic. The `nonsmooth` binary of this package is the command-line tool.
+//! a prelude; it holds no logic. The command-line tool `nonsmooth` is the separate package
+//! `nonsmooth-cli`.
 //!
 //! | module | what it holds | Siconos counterpart |
 //! |---|---|---|
@@ -102,7 +103,7 @@ pub mod prelude {
 
     pub use nonsmooth_numerics::fc::nsgs::{NsgsLocalSolver, NsgsOptions, NsgsSolver};
     pub use nonsmooth_numerics::fc::nsgs2d::{Nsgs2dOptions, Nsgs2dSolver};
-    pub use nonsmooth_numerics::fc::{Fc2dProblem, Fc3dMethod, Fc3dProblem, Fc3dSolver};
+    pub use nonsmooth_numerics::fc::{Fc2dMethod, Fc2dProblem, Fc2dSolver, Fc3dMethod, Fc3dProblem, Fc3dSolver};
     pub use nonsmooth_numerics::io::{Problem, ProblemKind, read_problem};
     pub use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
     pub use nonsmooth_numerics::matrix::{NumericsMatrix, SparseBlockMatrix, Storage};

@@ -53,6 +53,28 @@ pub enum NumericsError {
         /// The storage given.
         storage: &'static str,
     },
+    /// A solver would store a matrix densely (`rows × cols` entries of 8 bytes) above the limit
+    /// set by its `max_dense_bytes` option; `alternative` names what works on the sparse data
+    /// instead (a sparse solver, a sparse storage).
+    #[error(
+        "{what} needs a dense {rows} x {cols} matrix ({bytes} bytes), above max_dense_bytes = {limit}; \
+         use {alternative} instead (or raise max_dense_bytes)"
+    )]
+    DenseTooLarge {
+        /// What would be densified (e.g. `the LCP reformulation of FC2D`).
+        what: &'static str,
+        /// Rows of the dense matrix.
+        rows: usize,
+        /// Columns of the dense matrix.
+        cols: usize,
+        /// Its size in bytes, `8 · rows · cols`.
+        bytes: u64,
+        /// The limit in bytes.
+        limit: u64,
+        /// What to use on the sparse data instead, as the command-line tool spells it (e.g.
+        /// `the solver nsgs`).
+        alternative: &'static str,
+    },
     /// A matrix that must be nonsingular (a diagonal entry, a pivot) is singular.
     #[error("singular matrix in {what}")]
     Singular {

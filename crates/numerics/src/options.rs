@@ -26,3 +26,22 @@ pub(crate) fn at_least_one(name: &'static str, count: usize) -> Result<(), Numer
     }
     Ok(())
 }
+
+/// Default of every `max_dense_bytes` option: 1 GiB.
+pub const DEFAULT_MAX_DENSE_BYTES: u64 = 1 << 30;
+
+/// A dense `rows × cols` matrix of `f64` must fit in `limit` bytes; otherwise
+/// [`NumericsError::DenseTooLarge`] naming `alternative`.
+pub(crate) fn dense_fits(
+    what: &'static str,
+    rows: usize,
+    cols: usize,
+    limit: u64,
+    alternative: &'static str,
+) -> Result<(), NumericsError> {
+    let bytes = (rows as u64).saturating_mul(cols as u64).saturating_mul(8);
+    if bytes > limit {
+        return Err(NumericsError::DenseTooLarge { what, rows, cols, bytes, limit, alternative });
+    }
+    Ok(())
+}

@@ -6,7 +6,7 @@
 
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
-use nonsmooth::kernel::numerics::fc::Fc2dNsgsDenseOptions;
+use nonsmooth::kernel::numerics::fc::{Fc2dMethod, Fc2dNsgsDenseOptions};
 use nonsmooth::kernel::simulation::{
     MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
@@ -68,7 +68,7 @@ pub fn build() -> Result<(TimeStepping, DsId), KernelError> {
     let sim = TimeStepping::new(
         nsds,
         MoreauJeanOsi::with_theta(0.5)?,
-        OneStepNsProblem::friction_contact_2d(Fc2dNsgsDenseOptions::default())?,
+        OneStepNsProblem::friction_contact_2d(Fc2dMethod::NsgsDense(Fc2dNsgsDenseOptions::default()))?,
         TimeDiscretisation::new(0.0, H, T_END)?,
         TimeSteppingOptions::default(),
     )?;

@@ -21,9 +21,9 @@
 
 use faer::Mat;
 use nonsmooth_numerics::fc::nsgs::NsgsOptions;
-use nonsmooth_numerics::fc::nsgs2d::{Nsgs2dOptions, Nsgs2dSolver};
 use nonsmooth_numerics::fc::{
-    FactoredDelassus, FactoredFc3dProblem, FactoredNsgsSolver, Fc2dProblem, Fc3dMethod, Fc3dProblem, Fc3dSolver,
+    FactoredDelassus, FactoredFc3dProblem, FactoredNsgsSolver, Fc2dMethod, Fc2dProblem, Fc2dSolver, Fc3dMethod,
+    Fc3dProblem, Fc3dSolver,
 };
 use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
 use nonsmooth_numerics::matrix::NumericsMatrix;
@@ -95,15 +95,10 @@ enum Solver {
     Lcp(Box<dyn LcpSolver + Send>),
     Relay(Box<dyn RelaySolver + Send>),
     Mlcp(Box<dyn MlcpSolver + Send>),
-    Fc2d(Fc2dSolver),
+    Fc2d(Box<dyn Fc2dSolver + Send>),
     Fc3d(Box<dyn Fc3dSolver + Send>),
     /// NSGS in body velocities on the factored `W = H W_ds⁻¹ Hᵀ`, with its operator's buffers.
     Fc3dFactored(Box<(FactoredNsgsSolver, FactoredDelassus)>),
-}
-
-enum Fc2dSolver {
-    Nsgs(Nsgs2dSolver),
-    Dense(nonsmooth_numerics::fc::Fc2dNsgsDenseSolver),
 }
 
 /// Which problem the interactions form.
@@ -391,34 +386,20 @@ impl OneStepNsProblem {
         Ok(Self::with_solver(Solver::Mlcp(method.build()?), OsnsKind::Mlcp, MatrixStorage::Dense, true))
     }
 
-    /// A 2D frictional-contact problem solved by Siconos' dense NSGS (`fc2d_nsgs_dense`,
-    /// Siconos' default for the kernel's `FrictionContact(2)`: tolerance 1e-4, 1000 sweeps,
-    /// from zero).
+    /// A 2D frictional-contact problem solved by `method`. The matrix is assembled dense for
+    /// the methods that work on a dense `W` and sparse-block otherwise
+    /// ([`Fc2dMethod::prefers_dense`]); the previous step's reactions are the warm start of the
+    /// methods that use one ([`Fc2dMethod::uses_warm_start`]). Siconos' kernel default
+    /// (`FrictionContact(2)`: dense NSGS, tolerance 1e-4, 1000 sweeps, from zero) is
+    /// `Fc2dMethod::NsgsDense(Default::default())`; [`Fc2dMethod::default`] (NSGS, warm started,
+    /// sparse-block) scales to many contacts.
     ///
     /// # Errors
-    /// [`KernelError::Numerics`] when the options are invalid.
-    pub fn friction_contact_2d(options: nonsmooth_numerics::fc::Fc2dNsgsDenseOptions) -> Result<Self, KernelError> {
-        let solver = nonsmooth_numerics::fc::Fc2dNsgsDenseSolver::new(options)?;
-        Ok(Self::with_solver(
-            Solver::Fc2d(Fc2dSolver::Dense(solver)),
-            OsnsKind::FrictionContact2d,
-            MatrixStorage::Dense,
-            false,
-        ))
-    }
-
-    /// A 2D frictional-contact problem solved by our NSGS with the exact one-contact solution
-    /// (warm started, sparse-block).
-    ///
-    /// # Errors
-    /// [`KernelError::Numerics`] when the options are invalid.
-    pub fn friction_contact_2d_nsgs(options: Nsgs2dOptions) -> Result<Self, KernelError> {
-        Ok(Self::with_solver(
-            Solver::Fc2d(Fc2dSolver::Nsgs(Nsgs2dSolver::new(options)?)),
-            OsnsKind::FrictionContact2d,
-            MatrixStorage::SparseBlock,
-            true,
-        ))
+    /// [`KernelError::Numerics`] when the method's options are invalid.
+    pub fn friction_contact_2d(method: Fc2dMethod) -> Result<Self, KernelError> {
+        let storage = if method.prefers_dense() { MatrixStorage::Dense } else { MatrixStorage::SparseBlock };
+        let warm = method.uses_warm_start();
+        Ok(Self::with_solver(Solver::Fc2d(method.build()?), OsnsKind::FrictionContact2d, storage, warm))
     }
 
     /// A 3D frictional-contact problem solved by `method` (warm started, sparse-block).
@@ -708,10 +689,7 @@ impl OneStepNsProblem {
             }
             Solver::Fc2d(solver) => {
                 let problem = Fc2dProblem::new(matrix, q, std::mem::take(&mut self.mu))?;
-                let report = match solver {
-                    Fc2dSolver::Nsgs(s) => s.solve(&problem, &mut self.z, &mut self.w)?,
-                    Fc2dSolver::Dense(s) => s.solve(&problem, &mut self.z, &mut self.w)?,
-                };
+                let report = solver.solve(&problem, &mut self.z, &mut self.w)?;
                 let (matrix, q, mu) = problem.into_parts();
                 self.q = q;
                 self.mu = mu;

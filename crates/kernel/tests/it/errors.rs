@@ -6,6 +6,7 @@
 use faer::Mat;
 use nonsmooth_kernel::KernelError;
 use nonsmooth_kernel::model::{LagrangianDs, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth_kernel::numerics::fc::Fc2dMethod;
 use nonsmooth_kernel::numerics::fc::nsgs2d::Nsgs2dOptions;
 use nonsmooth_kernel::numerics::lcp::{LcpMethod, PgsOptions};
 use nonsmooth_kernel::numerics::{NumericsError, SolverStatus};
@@ -199,7 +200,7 @@ fn a_law_that_does_not_fit_the_problem_is_an_invalid_model() -> Result<(), Kerne
     nsds.link(ground()?, NonsmoothLaw::newton_impact(0.5)?, &[b])?;
     let r = simulation(
         nsds,
-        OneStepNsProblem::friction_contact_2d_nsgs(Nsgs2dOptions::default())?,
+        OneStepNsProblem::friction_contact_2d(Fc2dMethod::Nsgs(Nsgs2dOptions::default()))?,
         TimeSteppingOptions::default(),
     );
     assert!(matches!(r, Err(KernelError::InvalidModel(_))), "{r:?}");

@@ -7,9 +7,9 @@
 
 use faer::Mat;
 use nonsmooth_kernel::model::{LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
-use nonsmooth_kernel::numerics::fc::Fc2dNsgsDenseOptions;
 use nonsmooth_kernel::numerics::fc::Fc3dMethod;
 use nonsmooth_kernel::numerics::fc::nsgs2d::Nsgs2dOptions;
+use nonsmooth_kernel::numerics::fc::{Fc2dMethod, Fc2dNsgsDenseOptions};
 use nonsmooth_kernel::simulation::{
     MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
 };
@@ -75,13 +75,15 @@ fn check_slide_then_stick(mut sim: TimeStepping, tolerance: f64) {
 
 #[test]
 fn fc2d_siconos_nsgs_slides_then_sticks() {
-    let osns = OneStepNsProblem::friction_contact_2d(Fc2dNsgsDenseOptions::default()).expect("valid options");
+    let osns = OneStepNsProblem::friction_contact_2d(Fc2dMethod::NsgsDense(Fc2dNsgsDenseOptions::default()))
+        .expect("valid options");
     check_slide_then_stick(sliding_mass(2, 0.5, osns), 1e-12);
 }
 
 #[test]
 fn fc2d_nsgs_slides_then_sticks() {
-    let osns = OneStepNsProblem::friction_contact_2d_nsgs(Nsgs2dOptions::default()).expect("valid options");
+    let osns =
+        OneStepNsProblem::friction_contact_2d(Fc2dMethod::Nsgs(Nsgs2dOptions::default())).expect("valid options");
     check_slide_then_stick(sliding_mass(2, 0.5, osns), 1e-12);
 }
 

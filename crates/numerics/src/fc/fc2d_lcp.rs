@@ -111,6 +111,14 @@ impl Fc2dLemkeOptions {
         self
     }
 
+    /// Sets the limit on the dense LCP reformulation, `8 (3 nc)²` bytes (the inner Lemke's
+    /// [`LemkeOptions::max_dense_bytes`], default 1 GiB): above it a solve is
+    /// [`NumericsError::DenseTooLarge`], naming the sparse NSGS ([`super::nsgs2d`]).
+    pub fn with_max_dense_bytes(mut self, max_dense_bytes: u64) -> Self {
+        self.lemke = self.lemke.with_max_dense_bytes(max_dense_bytes);
+        self
+    }
+
     /// Sets [`Fc2dLemkeOptions::lemke`].
     pub fn with_lemke(mut self, lemke: LemkeOptions) -> Self {
         self.lemke = lemke;
@@ -131,8 +139,12 @@ impl Fc2dLemkeOptions {
 /// is not accurate enough. When the incoming `r` already meets the tolerance the solver
 /// returns at once with 0 iterations (warm start).
 ///
-/// Each solve allocates the dense `3nc × 3nc` LCP matrix (as Siconos does); the Lemke
-/// workspace is kept between solves.
+/// Each solve allocates the dense `3nc × 3nc` LCP matrix (as Siconos does), and Lemke a
+/// tableau of the same size: about `3 · 8 (3nc)²` bytes in all, quadratic in the number of
+/// contacts. A reformulation above [`LemkeOptions::max_dense_bytes`] (`8 (3nc)²` bytes, default
+/// 1 GiB, about 3 800 contacts) is refused with [`NumericsError::DenseTooLarge`]; NSGS
+/// ([`super::nsgs2d::Nsgs2dSolver`]) works on the sparse `W`. The Lemke workspace is kept
+/// between solves.
 #[derive(Clone, Debug)]
 #[doc(alias = "fc2d_lexicolemke")]
 pub struct Fc2dLemkeSolver {
@@ -163,8 +175,9 @@ impl Fc2dLemkeSolver {
     /// overwritten with `W r + q`.
     ///
     /// # Errors
-    /// [`NumericsError::DimensionMismatch`] when `r` or `u` is not of length `2·nc`.
-    /// Non-convergence is a status of the report.
+    /// [`NumericsError::DimensionMismatch`] when `r` or `u` is not of length `2·nc`;
+    /// [`NumericsError::DenseTooLarge`] when the LCP reformulation exceeds
+    /// [`LemkeOptions::max_dense_bytes`]. Non-convergence is a status of the report.
     pub fn solve(
         &mut self,
         problem: &Fc2dProblem,
@@ -176,6 +189,14 @@ impl Fc2dLemkeSolver {
         if residual <= tolerance {
             return Ok(SolverReport::new(SolverStatus::Converged, 0, residual));
         }
+        let n = 3 * problem.number_of_contacts();
+        crate::options::dense_fits(
+            "the LCP reformulation of FC2D (Lemke)",
+            n,
+            n,
+            self.options.lemke.max_dense_bytes,
+            "the solver nsgs",
+        )?;
         let lcp = fc2d_to_lcp(problem)?;
         let n = lcp.size();
         self.z.clear();

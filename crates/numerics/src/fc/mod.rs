@@ -8,7 +8,8 @@
 //! [`local`], NSGS ([`nsgs`], and [`factored`] on a Delassus operator kept as `H M⁻¹ Hᵀ`), the
 //! nonsmooth Newton method [`nsn_ac`], the proximal point method [`prox`], and for FC2D
 //! [`nsgs2d`], Siconos' dense NSGS ([`Fc2dNsgsDenseSolver`]) and Lemke on the LCP
-//! reformulation ([`fc2d_lcp`]); [`Fc3dMethod`] chooses an FC3D solver at run time. The global
+//! reformulation ([`fc2d_lcp`]); [`Fc3dMethod`] and [`Fc2dMethod`] choose a solver at run time,
+//! built into a [`Fc3dSolver`] or an [`Fc2dSolver`]. The global
 //! form (`M v = q + H r`) is in [`crate::gfc`].
 
 mod anderson;
@@ -29,7 +30,7 @@ mod spin;
 
 pub use compute_error::contact_error_squared;
 pub use factored::{FactoredDelassus, FactoredFc3dProblem, FactoredNsgsSolver};
-pub use method::{Fc3dMethod, Fc3dSolver};
+pub use method::{Fc2dMethod, Fc2dSolver, Fc3dMethod, Fc3dSolver};
 pub use nsgs2d_dense::{Fc2dNsgsDenseOptions, Fc2dNsgsDenseSolver};
 pub use problem::{Fc2dProblem, Fc3dProblem, LocalFcProblem};
 pub use projection::{ConeProjection, projection_on_cone, projection_on_cone_2d};

@@ -82,13 +82,7 @@ impl<const D: usize> GlobalFcProblem<D> {
         if nc == 0 {
             return Ok(Condensed { problem: self, factor, local: None });
         }
-        let dense = match storage {
-            DelassusStorage::Dense => true,
-            DelassusStorage::SparseBlock => false,
-            DelassusStorage::Auto => {
-                matches!(self.m(), NumericsMatrix::Dense(_)) || self.size() <= DENSE_DELASSUS_LIMIT
-            }
-        };
+        let dense = self.dense_delassus(storage);
         let W = delassus::<D>(self.h(), &factor, dense)?;
         let mut y = self.q().to_vec();
         factor.solve_in_place(&mut y)?;
@@ -96,6 +90,19 @@ impl<const D: usize> GlobalFcProblem<D> {
         self.h().gemv_transpose(1.0, &y, 1.0, &mut q_loc);
         let local = LocalFcProblem::new(W, q_loc, self.mu().to_vec())?;
         Ok(Condensed { problem: self, factor, local: Some(local) })
+    }
+}
+
+impl<const D: usize> GlobalFcProblem<D> {
+    /// Whether [`GlobalFcProblem::condense_with`] stores `W` dense with `storage`.
+    pub(crate) fn dense_delassus(&self, storage: DelassusStorage) -> bool {
+        match storage {
+            DelassusStorage::Dense => true,
+            DelassusStorage::SparseBlock => false,
+            DelassusStorage::Auto => {
+                matches!(self.m(), NumericsMatrix::Dense(_)) || self.size() <= DENSE_DELASSUS_LIMIT
+            }
+        }
     }
 }
 

@@ -6,10 +6,9 @@ use std::any::Any;
 
 use super::condense::DelassusStorage;
 use super::problem::GlobalFcProblem;
-use crate::fc::fc2d_lcp::{Fc2dLemkeOptions, Fc2dLemkeSolver};
 use crate::fc::nsgs::NsgsOptions;
 use crate::fc::problem::{check_finite, check_len};
-use crate::fc::{Fc2dProblem, Fc3dMethod, Fc3dProblem};
+use crate::fc::{Fc2dMethod, Fc2dProblem, Fc3dMethod, Fc3dProblem};
 use crate::{NumericsError, SolverReport, SolverStatus, options};
 
 /// Options of [`GlobalFcSolver`].
@@ -22,11 +21,15 @@ pub struct GlobalFcOptions {
     /// The local solver for `D = 3` (default: [`Fc3dMethod::Nsgs`] with default options, at
     /// most 10 000 sweeps).
     pub fc3d_method: Fc3dMethod,
-    /// The local solver for `D = 2`: Lemke on the LCP reformulation (default:
-    /// [`Fc2dLemkeOptions::default`]).
-    pub fc2d_lemke: Fc2dLemkeOptions,
+    /// The local solver for `D = 2` (default: [`Fc2dMethod::default`], NSGS on the sparse `W`).
+    pub fc2d_method: Fc2dMethod,
     /// Storage of the Delassus matrix (default: [`DelassusStorage::Auto`]).
     pub delassus_storage: DelassusStorage,
+    /// Largest dense Delassus matrix `W` (`8 (D·nc)²` bytes) the condensation builds; above it
+    /// [`DelassusStorage::Auto`] stores `W` sparse-block and [`DelassusStorage::Dense`] makes the
+    /// solve fail with [`NumericsError::DenseTooLarge`] (default:
+    /// [`crate::DEFAULT_MAX_DENSE_BYTES`], 1 GiB).
+    pub max_dense_bytes: u64,
     /// Extra local solves allowed when the local solver converged but the global error is still
     /// above `tolerance` (the two errors are normalized differently); each one divides the
     /// local tolerance by `10 · global error / tolerance` and restarts from the current
@@ -39,8 +42,9 @@ impl Default for GlobalFcOptions {
         Self {
             tolerance: 1e-4,
             fc3d_method: Fc3dMethod::Nsgs(NsgsOptions::default().with_max_iterations(10_000)),
-            fc2d_lemke: Fc2dLemkeOptions::default(),
+            fc2d_method: Fc2dMethod::default(),
             delassus_storage: DelassusStorage::Auto,
+            max_dense_bytes: crate::DEFAULT_MAX_DENSE_BYTES,
             max_refinements: 4,
         }
     }
@@ -59,9 +63,17 @@ impl GlobalFcOptions {
         self
     }
 
-    /// Sets [`GlobalFcOptions::fc2d_lemke`].
-    pub fn with_fc2d_lemke(mut self, lemke: Fc2dLemkeOptions) -> Self {
-        self.fc2d_lemke = lemke;
+    /// Sets [`GlobalFcOptions::fc2d_method`].
+    pub fn with_fc2d_method(mut self, method: Fc2dMethod) -> Self {
+        self.fc2d_method = method;
+        self
+    }
+
+    /// Sets [`GlobalFcOptions::max_dense_bytes`], and the limit of the local FC2D method's
+    /// dense reformulation ([`Fc2dMethod::with_max_dense_bytes`]).
+    pub fn with_max_dense_bytes(mut self, max_dense_bytes: u64) -> Self {
+        self.max_dense_bytes = max_dense_bytes;
+        self.fc2d_method = self.fc2d_method.with_max_dense_bytes(max_dense_bytes);
         self
     }
 
@@ -84,7 +96,7 @@ impl GlobalFcOptions {
 ///
 /// Steps: [`GlobalFcProblem::condense_with`] (factorize `M`, `W = Hᵀ M⁻¹ H`,
 /// `q_loc = Hᵀ M⁻¹ q + b`); solve the local problem from the incoming `r` (warm start) with
-/// [`GlobalFcOptions::fc3d_method`] (`D = 3`) or Lemke on the LCP reformulation (`D = 2`), at
+/// [`GlobalFcOptions::fc3d_method`] (`D = 3`) or [`GlobalFcOptions::fc2d_method`] (`D = 2`), at
 /// local tolerance `tolerance`; recover `v = M⁻¹ (q + H r)` and `u = Hᵀ v + b`; measure the
 /// global error [`GlobalFcProblem::compute_error`]. When the local solver converged but the
 /// global error exceeds `tolerance`, the local tolerance is lowered and the local problem solved
@@ -110,7 +122,7 @@ impl GlobalFcSolver {
     pub fn new(options: GlobalFcOptions) -> Result<Self, NumericsError> {
         options::positive_finite("tolerance", options.tolerance)?;
         options.fc3d_method.clone().build()?;
-        Fc2dLemkeSolver::new(options.fc2d_lemke.clone())?;
+        options.fc2d_method.clone().build()?;
         Ok(Self { options })
     }
 
@@ -124,8 +136,9 @@ impl GlobalFcSolver {
     ///
     /// # Errors
     /// [`NumericsError::DimensionMismatch`] for wrong lengths, [`NumericsError::NonFinite`] for
-    /// a non-finite warm start, [`NumericsError::Singular`] when `M` is singular.
-    /// Non-convergence is a status of the report.
+    /// a non-finite warm start, [`NumericsError::Singular`] when `M` is singular,
+    /// [`NumericsError::DenseTooLarge`] when a dense `W` (or the local method's dense
+    /// reformulation) exceeds its limit. Non-convergence is a status of the report.
     pub fn solve<const D: usize>(
         &mut self,
         problem: &GlobalFcProblem<D>,
@@ -138,7 +151,25 @@ impl GlobalFcSolver {
         check_len("gfc global velocity v", v, problem.velocity_size())?;
         check_finite("gfc reaction r (warm start)", r)?;
         let tolerance = self.options.tolerance;
-        let condensed = problem.condense_with(self.options.delassus_storage)?;
+        // A dense `W` above the limit: `Auto` falls back to sparse-block, an explicit `Dense` is
+        // refused.
+        let mut storage = self.options.delassus_storage;
+        if problem.dense_delassus(storage) {
+            let n = problem.size();
+            let fits = crate::options::dense_fits(
+                "the condensation's dense Delassus matrix",
+                n,
+                n,
+                self.options.max_dense_bytes,
+                "DelassusStorage::SparseBlock",
+            );
+            match (fits, storage) {
+                (Ok(()), _) => {}
+                (Err(_), DelassusStorage::Auto) => storage = DelassusStorage::SparseBlock,
+                (Err(e), _) => return Err(e),
+            }
+        }
+        let condensed = problem.condense_with(storage)?;
         let Some(local) = condensed.local() else {
             condensed.global_velocity(r, v)?;
             let residual = problem.compute_error(r, u, v)?;
@@ -180,7 +211,7 @@ impl GlobalFcSolver {
             let mut solver = self.options.fc3d_method.clone().with_tolerance(tolerance).build()?;
             solver.solve(p3, r, u)
         } else if let Some(p2) = local.downcast_ref::<Fc2dProblem>() {
-            let mut solver = Fc2dLemkeSolver::new(self.options.fc2d_lemke.clone().with_tolerance(tolerance))?;
+            let mut solver = self.options.fc2d_method.clone().with_tolerance(tolerance).build()?;
             solver.solve(p2, r, u)
         } else {
             // GlobalFcProblem::new admits only D = 2 and D = 3.

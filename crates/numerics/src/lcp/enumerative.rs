@@ -60,15 +60,31 @@ pub struct EnumOptions {
     /// the ordered enumeration may reach only after `2ⁿ − 1` sets. The guess counts as one
     /// iteration. Turn it off to count iterations exactly as Siconos' enumeration order does.
     pub guess_first: bool,
+    /// Largest dense copy of a sparse `M` (`8 n²` bytes) the solver makes; above it the solve
+    /// is [`NumericsError::DenseTooLarge`], naming PGS (default:
+    /// [`crate::DEFAULT_MAX_DENSE_BYTES`], 1 GiB).
+    pub max_dense_bytes: u64,
 }
 
 impl Default for EnumOptions {
     fn default() -> Self {
-        Self { max_iterations: 1 << 20, tolerance: 1e-10, siconos_order: false, guess_first: true }
+        Self {
+            max_iterations: 1 << 20,
+            tolerance: 1e-10,
+            siconos_order: false,
+            guess_first: true,
+            max_dense_bytes: crate::DEFAULT_MAX_DENSE_BYTES,
+        }
     }
 }
 
 impl EnumOptions {
+    /// Sets [`EnumOptions::max_dense_bytes`].
+    pub fn with_max_dense_bytes(mut self, max_dense_bytes: u64) -> Self {
+        self.max_dense_bytes = max_dense_bytes;
+        self
+    }
+
     /// Sets [`EnumOptions::tolerance`].
     pub fn with_tolerance(mut self, tolerance: f64) -> Self {
         self.tolerance = tolerance;
@@ -165,6 +181,16 @@ impl LcpSolver for EnumSolver {
     fn solve(&mut self, problem: &LcpProblem, z: &mut [f64], w: &mut [f64]) -> Result<SolverReport, NumericsError> {
         problem.check_len("z", z.len())?;
         problem.check_len("w", w.len())?;
+        if !matches!(problem.m(), crate::matrix::NumericsMatrix::Dense(_)) {
+            let n = problem.size();
+            crate::options::dense_fits(
+                "the enumeration on a sparse LCP",
+                n,
+                n,
+                self.options.max_dense_bytes,
+                "the solver pgs",
+            )?;
+        }
         let tolerance = self.options.tolerance;
         let residual = problem.compute_error(z, w)?;
         if residual <= tolerance {

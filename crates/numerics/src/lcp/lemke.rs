@@ -126,6 +126,11 @@ pub struct LemkeOptions {
     /// `B⁻¹` by up to that factor). Must be at least 1; `f64::INFINITY` disables the test
     /// (default: `1e6`).
     pub small_pivot_growth: f64,
+    /// Largest dense copy of a sparse `M` (`8 n²` bytes) the solver makes; above it the solve
+    /// is [`NumericsError::DenseTooLarge`], naming PGS, which works on the sparse `M`. Solvers
+    /// that reformulate a problem as an LCP (relay, FC2D) apply it to the reformulated matrix
+    /// (default: [`crate::DEFAULT_MAX_DENSE_BYTES`], 1 GiB).
+    pub max_dense_bytes: u64,
 }
 
 impl Default for LemkeOptions {
@@ -137,6 +142,7 @@ impl Default for LemkeOptions {
             tie_tolerance: 1e-11,
             refactorization_interval: 0,
             small_pivot_growth: 1e6,
+            max_dense_bytes: crate::DEFAULT_MAX_DENSE_BYTES,
         }
     }
 }
@@ -151,6 +157,12 @@ impl LemkeOptions {
     /// Sets [`LemkeOptions::max_iterations`].
     pub fn with_max_iterations(mut self, max_iterations: usize) -> Self {
         self.max_iterations = max_iterations;
+        self
+    }
+
+    /// Sets [`LemkeOptions::max_dense_bytes`].
+    pub fn with_max_dense_bytes(mut self, max_dense_bytes: u64) -> Self {
+        self.max_dense_bytes = max_dense_bytes;
         self
     }
 
@@ -271,6 +283,10 @@ impl LcpSolver for LemkeSolver {
     fn solve(&mut self, problem: &LcpProblem, z: &mut [f64], w: &mut [f64]) -> Result<SolverReport, NumericsError> {
         problem.check_len("z", z.len())?;
         problem.check_len("w", w.len())?;
+        if !matches!(problem.m(), NumericsMatrix::Dense(_)) {
+            let n = problem.size();
+            crate::options::dense_fits("Lemke on a sparse LCP", n, n, self.options.max_dense_bytes, "the solver pgs")?;
+        }
         let tolerance = self.options.tolerance;
         let converged = |residual: f64| residual <= tolerance;
 

@@ -116,6 +116,16 @@ impl LcpMethod {
         }
     }
 
+    /// Sets the limit on dense copies of a sparse `M` of the methods that make one (Lemke and the
+    /// enumeration; see [`LemkeOptions::max_dense_bytes`]); the other methods are unchanged.
+    pub fn with_max_dense_bytes(self, max_dense_bytes: u64) -> Self {
+        match self {
+            LcpMethod::Lemke(o) => LcpMethod::Lemke(o.with_max_dense_bytes(max_dense_bytes)),
+            LcpMethod::Enum(o) => LcpMethod::Enum(o.with_max_dense_bytes(max_dense_bytes)),
+            other => other,
+        }
+    }
+
     /// Sets the iteration cap of the chosen method (pivots, sweeps, enumerated cases, Newton steps).
     pub fn with_max_iterations(self, max_iterations: usize) -> Self {
         match self {

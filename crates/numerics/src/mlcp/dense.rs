@@ -2,6 +2,7 @@
 
 use super::MlcpProblem;
 use crate::NumericsError;
+use crate::matrix::{NumericsMatrix, Storage};
 use faer::Mat;
 
 /// The MLCP as one dense square system `w = M z + q` with, for each unknown `j`, whether it is
@@ -18,13 +19,30 @@ pub(crate) struct DenseMlcp {
 }
 
 impl DenseMlcp {
-    /// The dense system of `problem`.
+    /// The dense system of `problem`, for the solver `what`; a problem with a sparse matrix is
+    /// densified only when its `8 (n + m)²` bytes fit in `max_dense_bytes`.
     ///
     /// # Errors
-    /// [`NumericsError::InvalidInput`] for a rectangular MLCP (see [`MlcpProblem::compute_error`]).
-    pub(crate) fn new(problem: &MlcpProblem) -> Result<Self, NumericsError> {
+    /// [`NumericsError::InvalidInput`] for a rectangular MLCP (see [`MlcpProblem::compute_error`]);
+    /// [`NumericsError::DenseTooLarge`] above the limit (every MLCP solver works on the dense
+    /// system).
+    pub(crate) fn new(problem: &MlcpProblem, what: &'static str, max_dense_bytes: u64) -> Result<Self, NumericsError> {
         problem.check_square()?;
         let size = problem.size();
+        let is_sparse = |m: &NumericsMatrix| m.storage() != Storage::Dense;
+        let sparse = problem.matrix_form().is_some_and(|f| is_sparse(&f.matrix))
+            || problem
+                .block_form()
+                .is_some_and(|f| [&f.mat_a, &f.mat_b, &f.mat_c, &f.mat_d].into_iter().any(is_sparse));
+        if sparse {
+            crate::options::dense_fits(
+                what,
+                size,
+                size,
+                max_dense_bytes,
+                "a dense or smaller MLCP (every MLCP solver densifies)",
+            )?;
+        }
         let (n, m) = (problem.n(), problem.m());
         if let Some(f) = problem.matrix_form() {
             let mut comp = vec![false; size];

@@ -16,11 +16,15 @@ pub struct EnumOptions {
     /// Residual accepted as converged, measured by [`MlcpProblem::compute_error`]; also the
     /// sign tolerance of the acceptance test, `x ≥ −tolerance`, as in Siconos (default: `1e-10`).
     pub tolerance: f64,
+    /// Largest dense copy of a sparse MLCP matrix (`8 (n + m)²` bytes) the solver makes; above
+    /// it the solve is [`NumericsError::DenseTooLarge`] (default:
+    /// [`crate::DEFAULT_MAX_DENSE_BYTES`], 1 GiB).
+    pub max_dense_bytes: u64,
 }
 
 impl Default for EnumOptions {
     fn default() -> Self {
-        Self { max_iterations: 1 << 20, tolerance: 1e-10 }
+        Self { max_iterations: 1 << 20, tolerance: 1e-10, max_dense_bytes: crate::DEFAULT_MAX_DENSE_BYTES }
     }
 }
 
@@ -28,6 +32,12 @@ impl EnumOptions {
     /// Sets [`EnumOptions::tolerance`].
     pub fn with_tolerance(mut self, tolerance: f64) -> Self {
         self.tolerance = tolerance;
+        self
+    }
+
+    /// Sets [`EnumOptions::max_dense_bytes`].
+    pub fn with_max_dense_bytes(mut self, max_dense_bytes: u64) -> Self {
+        self.max_dense_bytes = max_dense_bytes;
         self
     }
 
@@ -102,7 +112,7 @@ impl MlcpSolver for EnumSolver {
         if residual <= tolerance {
             return Ok(SolverReport::new(SolverStatus::Converged, 0, residual));
         }
-        let dense = DenseMlcp::new(problem)?;
+        let dense = DenseMlcp::new(problem, "the enumeration on a sparse MLCP", self.options.max_dense_bytes)?;
         let size = dense.size();
         let comp_index: Vec<usize> = (0..size).filter(|&j| dense.comp[j]).collect();
         let m = comp_index.len();

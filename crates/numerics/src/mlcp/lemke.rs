@@ -98,7 +98,11 @@ impl MlcpSolver for SchurLemkeSolver {
     fn solve(&mut self, problem: &MlcpProblem, z: &mut [f64], w: &mut [f64]) -> Result<SolverReport, NumericsError> {
         problem.check_len("z", z.len())?;
         problem.check_len("w", w.len())?;
-        let dense = DenseMlcp::new(problem)?;
+        let dense = DenseMlcp::new(
+            problem,
+            "Lemke on the Schur complement of a sparse MLCP",
+            self.options.lemke.max_dense_bytes,
+        )?;
         let size = dense.size();
         let eq: Vec<usize> = (0..size).filter(|&j| !dense.comp[j]).collect();
         let co: Vec<usize> = (0..size).filter(|&j| dense.comp[j]).collect();

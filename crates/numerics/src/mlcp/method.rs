@@ -67,4 +67,17 @@ impl MlcpMethod {
             MlcpMethod::Lemke(o) => MlcpMethod::Lemke(o.with_max_iterations(max_iterations)),
         }
     }
+
+    /// Sets the limit on the dense copy of a sparse MLCP (`8 (n + m)²` bytes), which every MLCP
+    /// method makes.
+    pub fn with_max_dense_bytes(self, max_dense_bytes: u64) -> Self {
+        match self {
+            MlcpMethod::Enum(o) => MlcpMethod::Enum(o.with_max_dense_bytes(max_dense_bytes)),
+            MlcpMethod::Pgs(o) => MlcpMethod::Pgs(o.with_max_dense_bytes(max_dense_bytes)),
+            MlcpMethod::Lemke(mut o) => {
+                o.lemke = o.lemke.with_max_dense_bytes(max_dense_bytes);
+                MlcpMethod::Lemke(o)
+            }
+        }
+    }
 }

@@ -14,15 +14,25 @@ pub struct PgsOptions {
     /// Residual accepted as converged, measured by [`MlcpProblem::compute_error`] after every
     /// sweep, as Siconos does (default: `1e-10`).
     pub tolerance: f64,
+    /// Largest dense copy of a sparse MLCP matrix (`8 (n + m)²` bytes) the solver makes; above
+    /// it the solve is [`NumericsError::DenseTooLarge`] (default:
+    /// [`crate::DEFAULT_MAX_DENSE_BYTES`], 1 GiB).
+    pub max_dense_bytes: u64,
 }
 
 impl Default for PgsOptions {
     fn default() -> Self {
-        Self { max_iterations: 10_000, tolerance: 1e-10 }
+        Self { max_iterations: 10_000, tolerance: 1e-10, max_dense_bytes: crate::DEFAULT_MAX_DENSE_BYTES }
     }
 }
 
 impl PgsOptions {
+    /// Sets [`PgsOptions::max_dense_bytes`].
+    pub fn with_max_dense_bytes(mut self, max_dense_bytes: u64) -> Self {
+        self.max_dense_bytes = max_dense_bytes;
+        self
+    }
+
     /// Sets [`PgsOptions::tolerance`].
     pub fn with_tolerance(mut self, tolerance: f64) -> Self {
         self.tolerance = tolerance;
@@ -88,7 +98,7 @@ impl MlcpSolver for PgsSolver {
             return Err(NumericsError::NonFinite { what: "mlcp warm start z" });
         }
         let tolerance = self.options.tolerance;
-        let dense = DenseMlcp::new(problem)?;
+        let dense = DenseMlcp::new(problem, "PGS on a sparse MLCP", self.options.max_dense_bytes)?;
         let size = dense.size();
         let mat = &dense.mat;
         let mut residual = problem.compute_error(z, w)?;

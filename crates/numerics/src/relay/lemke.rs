@@ -150,6 +150,14 @@ impl RelaySolver for LemkeSolver {
         problem.check_len("relay z", z.len())?;
         problem.check_len("relay w", w.len())?;
         let n = problem.size();
+        let limit = self.lcp_solver.options().max_dense_bytes;
+        crate::options::dense_fits(
+            "the LCP reformulation of the relay problem",
+            2 * n,
+            2 * n,
+            limit,
+            "the solver pgs",
+        )?;
         let lcp = self.workspace.lcp_of(problem)?;
         let ws = &mut self.workspace;
         ws.z_lcp.clear();

@@ -80,6 +80,15 @@ impl RelayMethod {
             RelayMethod::Pgs(o) => RelayMethod::Pgs(o.with_max_iterations(max_iterations)),
         }
     }
+
+    /// Sets the limit on the dense LCP reformulation of Lemke (`8 (2n)²` bytes, see
+    /// [`crate::lcp::LemkeOptions::max_dense_bytes`]); PGS is unchanged.
+    pub fn with_max_dense_bytes(self, max_dense_bytes: u64) -> Self {
+        match self {
+            RelayMethod::Lemke(o) => RelayMethod::Lemke(o.with_max_dense_bytes(max_dense_bytes)),
+            other => other,
+        }
+    }
 }
 
 #[cfg(test)]

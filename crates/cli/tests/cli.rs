@@ -83,7 +83,27 @@ fn solve_json_has_exactly_the_documented_keys() {
     let obj = v.as_object().expect("a JSON object");
     let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["file", "iterations", "problem", "residual", "size", "solve_seconds", "solver", "status"]);
+    assert_eq!(
+        keys,
+        [
+            "file",
+            "iterations",
+            "norms",
+            "output",
+            "problem",
+            "repeat",
+            "residual",
+            "size",
+            "solve_seconds",
+            "solve_seconds_median",
+            "solver",
+            "status"
+        ]
+    );
+    assert_eq!(v["repeat"], 1, "one run by default");
+    assert!(v["output"].is_null());
+    let norms = v["norms"].as_object().expect("norms is an object");
+    assert!(norms["z"].as_f64().is_some_and(|n| n > 0.0) && norms["w"].as_f64().is_some(), "{norms:?}");
     assert_eq!(v["file"], str_path(&file));
     assert_eq!(v["problem"], "lcp");
     assert_eq!(v["size"], 3);
@@ -339,8 +359,9 @@ fn relay_files_are_solved() {
 }
 
 /// Frictional contact files are solved: FC3D by NSGS (three local solvers), NSN-AC and PROX, FC2D
-/// by Lemke on the LCP reformulation and by NSGS, FCLIB files as `.dat` ones, global files by condensation (GFC3D with NSGS on the local form, GFC2D with
-/// Lemke); the residual is the problem's own error measure (global error for global files).
+/// by Lemke on the LCP reformulation and by NSGS, FCLIB files as `.dat` ones, global files by
+/// condensation (GFC3D with NSGS on the local form, GFC2D with Lemke and NSGS); the residual is
+/// the problem's own error measure (global error for global files).
 #[test]
 fn frictional_contact_files_are_solved() {
     let Some(data) = data_dir() else { return };
@@ -356,6 +377,7 @@ fn frictional_contact_files_are_solved() {
         ("siconos/gfc3d/Box_Stacks-i0122-82-5.hdf5", "prox", "gfc3d"),
         ("siconos/gfc3d/GFC3D_TwoRods1.dat", "nsgs", "gfc3d"),
         ("siconos/gfc2d/gfc2d_granularflowonwall_00069_00350.dat", "lemke", "gfc2d"),
+        ("siconos/gfc2d/gfc2d_granularflowonwall_00069_00350.dat", "nsgs", "gfc2d"),
     ] {
         let path = data.join(file);
         let out = run(&["solve", str_path(&path), "--solver", solver, "--tolerance", "1e-8", "--json"]);

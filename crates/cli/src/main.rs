@@ -1,13 +1,16 @@
 //! `nonsmooth`: the command-line tool.
 //!
-//! - `nonsmooth solve FILE [--solver NAME] [--tolerance T] [--max-iterations N] [--json] [--type KIND]`
-//!   reads a Siconos problem file and solves it;
+//! - `nonsmooth solve FILE [--solver NAME] [--tolerance T] [--max-iterations N] [--repeat N]
+//!   [--output OUT] [--max-dense-bytes B] [--json] [--type KIND]` reads a problem file, solves it
+//!   once (N times with `--repeat`, reporting the shortest and the median time), prints a summary
+//!   of the solution and writes it to OUT (a JSON layout naming the vectors, see [`solve`]);
 //! - `nonsmooth info FILE [--type KIND] [--json]` describes the problem and its matrices;
 //! - `nonsmooth convert IN OUT [--type KIND]` copies a problem between Siconos `.dat` and FCLIB
 //!   (`.hdf5`, `.h5`) files, the formats chosen by the extensions.
 //!
 //! Exit codes: 0 converged (or `info` succeeded), 1 not converged, 2 bad input (unreadable or
-//! malformed file, unknown solver or type, invalid option, a problem type without a solver yet).
+//! malformed file, unknown solver or type, invalid option, an unwritable `--output`, a dense
+//! conversion above `--max-dense-bytes`).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,7 +32,8 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Solve the problem of FILE and report status, iterations, residual and solve time.
+    /// Solve the problem of FILE: report status, iterations, residual, solve time and a summary of
+    /// the solution, and write the solution with --output.
     Solve(SolveArgs),
     /// Describe the problem of FILE: type, sizes, and the storage of each matrix.
     Info(InfoArgs),
@@ -52,9 +56,12 @@ struct ConvertArgs {
 /// Arguments of `nonsmooth solve`.
 #[derive(Debug, clap::Args)]
 struct SolveArgs {
-    /// The problem file (Siconos `.dat`).
+    /// The problem file (Siconos `.dat`, or FCLIB `.hdf5`/`.h5`).
     file: PathBuf,
-    /// The solver (LCP: lemke, pgs, psor, enum, newton-fb, newton-min, default lemke; FC3D: nsgs, nsgs-projection, default nsgs; FC2D: lemke).
+    /// The solver (LCP: lemke, pgs, psor, enum, newton-fb, newton-min, bpp, default lemke; MLCP:
+    /// enum, pgs, lemke, default enum; relay: lemke, pgs, default lemke; FC3D and GFC3D: nsgs,
+    /// nsgs-projection, nsgs-quartic, nsn-ac, prox, default nsgs; FC2D and GFC2D: nsgs,
+    /// nsgs-dense, lemke, default nsgs).
     #[arg(long)]
     solver: Option<String>,
     /// Tolerance on the problem's error measure (default: the solver's).
@@ -63,6 +70,20 @@ struct SolveArgs {
     /// Iteration cap (default: the solver's).
     #[arg(long)]
     max_iterations: Option<usize>,
+    /// Solve N times, each from a zero start, and report the shortest and the median time.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    repeat: usize,
+    /// Write the solution to OUT: a JSON object whose "vectors" holds `z`, `w` (LCP, MLCP,
+    /// relay), `r`, `u` (FC2D, FC3D) or `r`, `u`, `v` (global problems). The path is checked
+    /// before the solve.
+    #[arg(long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// Largest dense matrix, in bytes, a solver may build from sparse data (the LCP
+    /// reformulations of FC2D and relay problems, dense Delassus matrices, Lemke and the
+    /// enumeration on sparse matrices); above it the run fails and names the sparse solver to use
+    /// (default: 1073741824, 1 GiB).
+    #[arg(long, value_name = "BYTES")]
+    max_dense_bytes: Option<u64>,
     /// Print exactly one JSON line instead of the human report.
     #[arg(long)]
     json: bool,

@@ -1,0 +1,384 @@
+//! `nonsmooth solve`: read a problem, solve it, report, and write the solution.
+//!
+//! The solution file (`--output FILE`) is one JSON object:
+//!
+//! ```text
+//! {
+//!   "format": "nonsmooth-solution", "version": 1,
+//!   "file": "<the problem file>", "problem": "fc3d", "size": 108,
+//!   "solver": "nsgs", "status": "converged", "iterations": 70, "residual": 9.8e-5,
+//!   "vectors": { "r": [...], "u": [...] }
+//! }
+//! ```
+//!
+//! The vectors are named as the problem names them: `z` and `w = M z + q` for LCP, MLCP and
+//! relay problems; `r` (reactions) and `u = W r + q` (local velocities) for FC2D and FC3D;
+//! `r`, `u = Hᵀ v + b` and the global velocities `v` for global problems. Numbers are written
+//! in shortest round-trip form (reading them back gives the same `f64`), a non-finite entry as
+//! `null`.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use nonsmooth::numerics::fc::{Fc2dMethod, Fc3dMethod};
+use nonsmooth::numerics::gfc::{GlobalFcOptions, GlobalFcSolver};
+use nonsmooth::numerics::io::{self, Problem};
+use nonsmooth::numerics::lcp::LcpMethod;
+use nonsmooth::numerics::mlcp::MlcpMethod;
+use nonsmooth::numerics::relay::RelayMethod;
+use nonsmooth::numerics::{NumericsError, SolverReport};
+
+use crate::{Outcome, SolveArgs, json_f64, json_string, kind_from_name};
+
+/// The solver used on LCPs when `--solver` is not given.
+const DEFAULT_LCP_SOLVER: &str = "lemke";
+
+/// The solver used on FC3D problems when `--solver` is not given: NSGS with the Alart–Curnier
+/// local solver (the names are [`Fc3dMethod::NAMES`]).
+const DEFAULT_FC3D_SOLVER: &str = "nsgs";
+
+/// The solver used on MLCPs when `--solver` is not given: enumeration, which needs no
+/// nonsingular block (the names are [`MlcpMethod::NAMES`]).
+const DEFAULT_MLCP_SOLVER: &str = "enum";
+
+/// Relay solver used when `--solver` is absent: Lemke on the LCP reformulation (exact).
+const DEFAULT_RELAY_SOLVER: &str = "lemke";
+
+/// Number of entries of each vector shown in the human report.
+const SHOWN_ENTRIES: usize = 5;
+
+/// Runs `nonsmooth solve`.
+pub(crate) fn run(args: &SolveArgs) -> Outcome {
+    // The output path is checked first: a long solve must not end on an unwritable path.
+    let output = match args.output.as_deref().map(OutputFile::check).transpose() {
+        Ok(o) => o,
+        Err(message) => return Outcome::BadInput(message),
+    };
+    let outcome = solve_and_report(args, output.as_ref());
+    if let (Outcome::BadInput(_), Some(output)) = (&outcome, &output) {
+        output.discard();
+    }
+    outcome
+}
+
+/// Reads, solves, reports and writes the solution to `output`.
+fn solve_and_report(args: &SolveArgs, output: Option<&OutputFile>) -> Outcome {
+    let problem = match io::read_problem(&args.file, kind_from_name(args.kind.as_deref())) {
+        Ok(p) => p,
+        Err(e) => return Outcome::BadInput(e.to_string()),
+    };
+    let solved = match solve(args, &problem) {
+        Ok(Ok(s)) => s,
+        Ok(Err(unknown)) => return unknown,
+        Err(e) => return Outcome::BadInput(e.to_string()),
+    };
+    let file = args.file.to_string_lossy();
+    let kind = problem.kind().as_str();
+    let size = problem.size();
+    let report = solved.report;
+    let (best, median) = min_and_median(&solved.seconds);
+    if let Some(output) = output
+        && let Err(message) = output.write(&solution_json(&file, kind, size, &solved))
+    {
+        return Outcome::BadInput(message);
+    }
+    if args.json {
+        let norms: Vec<String> =
+            solved.vectors.iter().map(|(name, v)| format!("{}: {}", json_string(name), json_f64(norm2(v)))).collect();
+        println!(
+            "{{\"file\": {}, \"problem\": {}, \"size\": {}, \"solver\": {}, \"status\": {}, \"iterations\": {}, \
+             \"residual\": {}, \"solve_seconds\": {}, \"solve_seconds_median\": {}, \"repeat\": {}, \
+             \"norms\": {{{}}}, \"output\": {}}}",
+            json_string(&file),
+            json_string(kind),
+            size,
+            json_string(solved.solver),
+            json_string(report.status.as_str()),
+            report.iterations,
+            json_f64(report.residual),
+            json_f64(best),
+            json_f64(median),
+            solved.seconds.len(),
+            norms.join(", "),
+            output.map_or_else(|| "null".to_string(), |o| json_string(&o.path.to_string_lossy())),
+        );
+    } else {
+        let storage = problem.matrices().first().map(|(_, m)| m.storage().as_str()).unwrap_or("-");
+        println!("file        {file}");
+        println!("problem     {kind}");
+        println!("size        {size}");
+        println!("storage     {storage}");
+        println!("solver      {}", solved.solver);
+        println!("status      {}", report.status.as_str());
+        println!("iterations  {}", report.iterations);
+        println!("residual    {:.3e}", report.residual);
+        if solved.seconds.len() == 1 {
+            println!("solve time  {best:.3e} s (one run, from a zero start)");
+        } else {
+            println!(
+                "solve time  {best:.3e} s min, {median:.3e} s median of {} runs (each from a zero start)",
+                solved.seconds.len()
+            );
+        }
+        for (name, v) in &solved.vectors {
+            let shown: Vec<String> = v.iter().take(SHOWN_ENTRIES).map(|x| format!("{x:.6e}")).collect();
+            let more = if v.len() > SHOWN_ENTRIES { ", ..." } else { "" };
+            println!(
+                "{name:<11} {} entries, 2-norm {:.6e}, max |.| {:.6e}: [{}{more}]",
+                v.len(),
+                norm2(v),
+                v.iter().fold(0.0f64, |m, x| m.max(x.abs())),
+                shown.join(", ")
+            );
+        }
+        if let Some(o) = output {
+            println!("solution    written to {}", o.path.display());
+        }
+    }
+    Outcome::Done(if report.is_converged() { 0 } else { 1 })
+}
+
+/// The solution of one problem: the solver's name, the report of the last run, the time of each
+/// run and the named vectors of the last run.
+struct Solved {
+    solver: &'static str,
+    report: SolverReport,
+    seconds: Vec<f64>,
+    vectors: Vec<(&'static str, Vec<f64>)>,
+}
+
+/// Picks the solver by name for the problem's family and solves. The outer error is bad input
+/// (invalid option, a dense conversion above the limit, ...); the inner one an unknown solver
+/// name, already turned into its message.
+fn solve(args: &SolveArgs, problem: &Problem) -> Result<Result<Solved, Outcome>, NumericsError> {
+    let size = problem.size();
+    let kind = problem.kind().as_str();
+    let repeat = args.repeat;
+    let limit = args.max_dense_bytes;
+    let (tolerance, max_iterations) = (args.tolerance, args.max_iterations);
+    let solved = match problem {
+        Problem::Lcp(lcp) => {
+            let name = args.solver.as_deref().unwrap_or(DEFAULT_LCP_SOLVER);
+            let Some(mut method) = LcpMethod::from_name(name, tolerance, max_iterations) else {
+                return Ok(Err(unknown_solver(name, kind, &LcpMethod::NAMES)));
+            };
+            if let Some(b) = limit {
+                method = method.with_max_dense_bytes(b);
+            }
+            let mut solver = method.build()?;
+            let name = solver.name();
+            time_solves(name, repeat, [("z", size), ("w", size), ("", 0)], |z, w, _| solver.solve(lcp, z, w))?
+        }
+        Problem::Mlcp(mlcp) => {
+            let name = args.solver.as_deref().unwrap_or(DEFAULT_MLCP_SOLVER);
+            let Some(mut method) = MlcpMethod::from_name(name, tolerance, max_iterations) else {
+                return Ok(Err(unknown_solver(name, kind, &MlcpMethod::NAMES)));
+            };
+            if let Some(b) = limit {
+                method = method.with_max_dense_bytes(b);
+            }
+            let mut solver = method.build()?;
+            let name = solver.name();
+            time_solves(name, repeat, [("z", size), ("w", size), ("", 0)], |z, w, _| solver.solve(mlcp, z, w))?
+        }
+        Problem::Relay(relay) => {
+            let name = args.solver.as_deref().unwrap_or(DEFAULT_RELAY_SOLVER);
+            let Some(mut method) = RelayMethod::from_name(name, tolerance, max_iterations) else {
+                return Ok(Err(unknown_solver(name, kind, &RelayMethod::NAMES)));
+            };
+            if let Some(b) = limit {
+                method = method.with_max_dense_bytes(b);
+            }
+            let mut solver = method.build()?;
+            let name = solver.name();
+            time_solves(name, repeat, [("z", size), ("w", size), ("", 0)], |z, w, _| solver.solve(relay, z, w))?
+        }
+        Problem::Fc3d(fc) => {
+            let name = args.solver.as_deref().unwrap_or(DEFAULT_FC3D_SOLVER);
+            let Some(method) = Fc3dMethod::from_name(name, tolerance, max_iterations) else {
+                return Ok(Err(unknown_solver(name, kind, &Fc3dMethod::NAMES)));
+            };
+            let mut solver = method.build()?;
+            let name = solver.name();
+            time_solves(name, repeat, [("r", size), ("u", size), ("", 0)], |r, u, _| solver.solve(fc, r, u))?
+        }
+        Problem::Fc2d(fc) => {
+            let name = args.solver.as_deref().unwrap_or(Fc2dMethod::DEFAULT_NAME);
+            let Some(mut method) = Fc2dMethod::from_name(name, tolerance, max_iterations) else {
+                return Ok(Err(unknown_solver(name, kind, &Fc2dMethod::NAMES)));
+            };
+            if let Some(b) = limit {
+                method = method.with_max_dense_bytes(b);
+            }
+            let mut solver = method.build()?;
+            let name = solver.name();
+            time_solves(name, repeat, [("r", size), ("u", size), ("", 0)], |r, u, _| solver.solve(fc, r, u))?
+        }
+        Problem::GlobalFc3d(gfc) => {
+            let name = args.solver.as_deref().unwrap_or(DEFAULT_FC3D_SOLVER);
+            let Some(method) = Fc3dMethod::from_name(name, None, max_iterations) else {
+                return Ok(Err(unknown_solver(name, kind, &Fc3dMethod::NAMES)));
+            };
+            let local_name = method.clone().build()?.name();
+            let options = global_options(GlobalFcOptions::default().with_fc3d_method(method), tolerance, limit);
+            let mut solver = GlobalFcSolver::new(options)?;
+            let sizes = [("r", size), ("u", size), ("v", gfc.velocity_size())];
+            time_solves(local_name, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v))?
+        }
+        Problem::GlobalFc2d(gfc) => {
+            let name = args.solver.as_deref().unwrap_or(Fc2dMethod::DEFAULT_NAME);
+            let Some(method) = Fc2dMethod::from_name(name, None, max_iterations) else {
+                return Ok(Err(unknown_solver(name, kind, &Fc2dMethod::NAMES)));
+            };
+            let local_name = method.name();
+            let options = global_options(GlobalFcOptions::default().with_fc2d_method(method), tolerance, limit);
+            let mut solver = GlobalFcSolver::new(options)?;
+            let sizes = [("r", size), ("u", size), ("v", gfc.velocity_size())];
+            time_solves(local_name, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v))?
+        }
+    };
+    Ok(Ok(solved))
+}
+
+/// The global solver's options with the tolerance and the dense limit of the command line.
+fn global_options(mut options: GlobalFcOptions, tolerance: Option<f64>, limit: Option<u64>) -> GlobalFcOptions {
+    if let Some(t) = tolerance {
+        options = options.with_tolerance(t);
+    }
+    if let Some(b) = limit {
+        options = options.with_max_dense_bytes(b);
+    }
+    options
+}
+
+/// Bad input: `name` is not a solver of problems of type `kind`.
+fn unknown_solver(name: &str, kind: &str, valid: &[&str]) -> Outcome {
+    Outcome::BadInput(format!("unknown solver '{name}' for {kind} problems; valid names: {}", valid.join(", ")))
+}
+
+/// Calls `solve(x, y, e)` `repeat` times, each from zero vectors of the lengths in `vectors`
+/// (the third one unused, length 0, outside global problems); only the calls are timed (reading
+/// the file and building the solver are not). The vectors of the last run are kept.
+fn time_solves(
+    solver: &'static str,
+    repeat: usize,
+    vectors: [(&'static str, usize); 3],
+    mut solve: impl FnMut(&mut [f64], &mut [f64], &mut [f64]) -> Result<SolverReport, NumericsError>,
+) -> Result<Solved, NumericsError> {
+    let [(nx, lx), (ny, ly), (ne, le)] = vectors;
+    let (mut x, mut y, mut e) = (vec![0.0; lx], vec![0.0; ly], vec![0.0; le]);
+    let mut seconds = Vec::with_capacity(repeat);
+    let mut report = None;
+    for _ in 0..repeat.max(1) {
+        x.fill(0.0);
+        y.fill(0.0);
+        e.fill(0.0);
+        let start = Instant::now();
+        report = Some(solve(&mut x, &mut y, &mut e)?);
+        seconds.push(start.elapsed().as_secs_f64());
+    }
+    let Some(report) = report else {
+        return Err(NumericsError::InvalidOption { name: "repeat", reason: "must be at least 1" });
+    };
+    let mut named = vec![(nx, x), (ny, y)];
+    if !ne.is_empty() {
+        named.push((ne, e));
+    }
+    Ok(Solved { solver, report, seconds, vectors: named })
+}
+
+/// The shortest and the median of the times (the mean of the two middle ones for an even count).
+fn min_and_median(seconds: &[f64]) -> (f64, f64) {
+    let mut sorted = seconds.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    match n {
+        0 => (f64::NAN, f64::NAN),
+        _ if n % 2 == 1 => (sorted[0], sorted[n / 2]),
+        _ => (sorted[0], 0.5 * (sorted[n / 2 - 1] + sorted[n / 2])),
+    }
+}
+
+/// `‖v‖₂`.
+fn norm2(v: &[f64]) -> f64 {
+    v.iter().map(|x| x * x).sum::<f64>().sqrt()
+}
+
+/// The solution file's text (layout in the module documentation).
+fn solution_json(file: &str, kind: &str, size: usize, solved: &Solved) -> String {
+    let mut vectors = serde_json::Map::new();
+    for (name, v) in &solved.vectors {
+        vectors.insert((*name).to_string(), v.iter().map(|&x| serde_json::Value::from(x)).collect());
+    }
+    let value = serde_json::json!({
+        "format": "nonsmooth-solution",
+        "version": 1,
+        "file": file,
+        "problem": kind,
+        "size": size,
+        "solver": solved.solver,
+        "status": solved.report.status.as_str(),
+        "iterations": solved.report.iterations,
+        "residual": solved.report.residual,
+        "vectors": vectors,
+    });
+    let mut text = value.to_string();
+    text.push('\n');
+    text
+}
+
+/// The `--output` file, checked before the solve.
+struct OutputFile {
+    path: PathBuf,
+    /// Whether the file existed before (a file we created is removed on bad input).
+    existed: bool,
+}
+
+impl OutputFile {
+    /// Checks that `path` can be written: its folder exists and the file can be opened for
+    /// writing (created if absent; an existing file keeps its content until the solution is
+    /// written).
+    fn check(path: &Path) -> Result<Self, String> {
+        let existed = path.exists();
+        if path.is_dir() {
+            return Err(format!("--output {}: is a folder", path.display()));
+        }
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| format!("--output {}: cannot be written: {e}", path.display()))?;
+        Ok(Self { path: path.to_path_buf(), existed })
+    }
+
+    /// Writes `text`, replacing the file's content.
+    fn write(&self, text: &str) -> Result<(), String> {
+        let mut file = std::fs::File::create(&self.path)
+            .map_err(|e| format!("--output {}: cannot be written: {e}", self.path.display()))?;
+        file.write_all(text.as_bytes()).map_err(|e| format!("--output {}: cannot be written: {e}", self.path.display()))
+    }
+
+    /// Removes the file when this run created it (the run ended on bad input).
+    fn discard(&self) {
+        if !self.existed {
+            // Nothing to do if it is already gone: the run reports its own error.
+            let _ = std::fs::remove_file(&self.path);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn median_of_odd_and_even_counts() {
+        let close = |(a, b): (f64, f64), (c, d): (f64, f64)| (a - c).abs() < 1e-15 && (b - d).abs() < 1e-15;
+        assert!(close(min_and_median(&[3.0, 1.0, 2.0]), (1.0, 2.0)));
+        assert!(close(min_and_median(&[4.0, 1.0, 3.0, 2.0]), (1.0, 2.5)));
+        let (a, b) = min_and_median(&[]);
+        assert!(a.is_nan() && b.is_nan());
+    }
+}
