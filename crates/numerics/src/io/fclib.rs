@@ -1,9 +1,11 @@
 //! FCLIB HDF5 files: reading and writing local and global frictional contact problems.
 //!
 //! FCLIB (the Frictional Contact Library, `src/fclib.c` and `src/fclib.h` of
-//! FrictionalContactLibrary/fclib) stores one problem per HDF5 file. This module reads and writes
-//! that layout through the system `libhdf5` (crate `hdf5-metno`), enabled by the `fclib` cargo
-//! feature (on by default).
+//! FrictionalContactLibrary/fclib, <https://fclib.github.io>) stores one problem per HDF5 file.
+//! This module reads and writes that layout in pure Rust (crate `hdf5-pure`: no C library, no
+//! build script), enabled by the `fclib` cargo feature (on by default). It reads what the HDF5 C
+//! library writes (superblocks 0 to 3, old- and new-style groups, contiguous, compact and chunked
+//! datasets, deflate-compressed or not).
 //!
 //! # The layout (facts from `fclib.c` and the collection's files)
 //!
@@ -45,25 +47,26 @@
 //! entries), which FCLIB and Siconos read for `W`, `M` and `H` alike: every entry of a dense
 //! matrix, every entry of every stored block of a sparse-block matrix (zeros included), every
 //! stored entry of a sparse matrix. The `info` group says the file was written by nonsmooth.
+//! The file is in the HDF5 1.8 format (version 2 superblock), which HDF5 1.8 and later read.
 //! Reading the file back gives the same entries, bit for bit.
 //!
 //! # Robustness
 //!
 //! A malformed file gives a typed error, never a panic: [`NumericsError::Io`] when the file
-//! cannot be opened or created, [`NumericsError::Parse`] (with the path and the dataset) for a
-//! file that is not HDF5, a missing group or dataset, a wrong length, a pointer array that is not
-//! monotone or an index out of range, [`NumericsError::DimensionMismatch`] when the declared
-//! sizes disagree, and the problem constructors' errors ([`NumericsError::NonFinite`] for NaN or
-//! infinite data, [`NumericsError::InvalidInput`] for a negative μ). Sizes are checked against
-//! each other and against the vectors' datasets before any matrix is built, and no dataset is
-//! read whose declared size exceeds [`MAX_EXPANSION`] times the file's length (HDF5 datasets may
-//! be compressed, deflate's ratio is at most about 1032:1), so a corrupt header cannot cause an
-//! unbounded allocation.
+//! cannot be read or created, [`NumericsError::Parse`] (with the path and the dataset) for a
+//! file that is not HDF5, a missing group or dataset, a dataset of the wrong type or length, a
+//! pointer array that is not monotone or an index out of range,
+//! [`NumericsError::DimensionMismatch`] when the declared sizes disagree, and the problem
+//! constructors' errors ([`NumericsError::NonFinite`] for NaN or infinite data,
+//! [`NumericsError::InvalidInput`] for a negative μ). Sizes are checked against each other and
+//! against the vectors' datasets before any matrix is built, and no dataset is read whose
+//! declared size exceeds the file's length (uncompressed) or [`MAX_EXPANSION`] times it
+//! (compressed: deflate's ratio is at most about 1032:1), so a corrupt header cannot cause an
+//! allocation far beyond the file's size.
 
 use std::path::Path;
 
-use hdf5::types::FixedAscii;
-use hdf5_metno as hdf5;
+use hdf5_pure::{CharacterSet, Datatype, FileBuilder, GroupBuilder, LibVer, StringPadding};
 use sprs::CsMat;
 
 use super::Problem;
@@ -72,9 +75,10 @@ use crate::fc::{Fc2dProblem, Fc3dProblem};
 use crate::gfc::{GlobalFc2dProblem, GlobalFc3dProblem};
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, uniform_block_ends};
 
-/// A dataset may declare at most this many bytes per byte of the file (plus one MiB): deflate
-/// compresses at most about 1032:1, so a real file never exceeds it, and a crafted header
-/// declaring a huge dataset is refused before anything is allocated.
+/// A compressed (filtered) dataset may declare at most this many bytes per byte of the file
+/// (plus one MiB): deflate compresses at most about 1032:1, so a real file never exceeds it, and
+/// a crafted header declaring a huge dataset is refused before anything is allocated. An
+/// uncompressed dataset may declare at most the file's length.
 pub const MAX_EXPANSION: u64 = 1100;
 
 /// The `info/title` string [`write_fclib`] writes.
@@ -92,21 +96,35 @@ const INFO_MATH: &str = "local: u = W r + q; global: M v = H r + f, u = H^T v + 
 ///
 /// # Errors
 /// [`NumericsError::Io`] when the file cannot be read; [`NumericsError::Parse`] when it is not
-/// HDF5 or not FCLIB (missing or malformed group or dataset); [`NumericsError::DimensionMismatch`]
-/// when the sizes disagree; the problem constructors' errors for invalid data.
+/// HDF5 or not FCLIB (missing or malformed group or dataset, a dataset declaring more data than
+/// the file can hold); [`NumericsError::DimensionMismatch`] when the sizes disagree; the problem
+/// constructors' errors for invalid data.
+///
+/// # References
+/// V. Acary, M. Brémond, O. Huber, "On solving contact problems with Coulomb friction:
+/// formulations and numerical comparisons", in *Advanced Topics in Nonsmooth Dynamics*,
+/// Springer, 2018 (the FCLIB collection and its format); <https://fclib.github.io>.
 #[doc(alias = "frictionContact_fclib_read")]
 #[doc(alias = "globalFrictionContact_fclib_read")]
 pub fn read_fclib(path: &Path) -> Result<Problem, NumericsError> {
     let origin = path.display().to_string();
-    let meta = std::fs::metadata(path).map_err(|source| NumericsError::Io { path: origin.clone(), source })?;
-    let file = hdf5::File::open(path).map_err(|e| parse(&origin, format!("not a readable HDF5 file ({e})")))?;
-    let cap = meta.len().saturating_mul(MAX_EXPANSION).saturating_add(1 << 20);
-    let r = Reader { origin: &origin, cap };
-    if file.link_exists("fclib_local") {
-        let g = r.group(&file, "fclib_local", "/fclib_local")?;
+    // The whole file is read once: its length bounds every dataset, and the HDF5 parser works
+    // on the bytes in memory.
+    let bytes = std::fs::read(path).map_err(|source| NumericsError::Io { path: origin.clone(), source })?;
+    let len = bytes.len() as u64;
+    let file =
+        hdf5_pure::File::from_bytes(bytes).map_err(|e| parse(&origin, format!("not a readable HDF5 file ({e})")))?;
+    // The end-of-file address the superblock records must lie within the file, as the HDF5 C
+    // library checks ("truncated file"): a file cut short is refused even where the parts read
+    // below happen to survive.
+    let stored = file.superblock().eof_address;
+    if len < stored {
+        return Err(parse(&origin, format!("truncated file: {len} bytes, the superblock records {stored}")));
+    }
+    let r = Reader { origin: &origin, len, cap: len.saturating_mul(MAX_EXPANSION).saturating_add(1 << 20) };
+    if let Some(g) = r.optional_group(&file.root(), "fclib_local", "/fclib_local")? {
         r.read_local(&g)
-    } else if file.link_exists("fclib_global") {
-        let g = r.group(&file, "fclib_global", "/fclib_global")?;
+    } else if let Some(g) = r.optional_group(&file.root(), "fclib_global", "/fclib_global")? {
         r.read_global(&g)
     } else {
         Err(parse(&origin, "neither /fclib_local nor /fclib_global is present: not an FCLIB problem".into()))
@@ -122,55 +140,58 @@ pub fn read_fclib(path: &Path) -> Result<Problem, NumericsError> {
 /// # Errors
 /// [`NumericsError::InvalidInput`] for a problem FCLIB cannot hold (LCP, MLCP, relay) or sizes
 /// beyond 32-bit indices; [`NumericsError::Io`] when the file cannot be created or written.
+///
+/// # References
+/// V. Acary, M. Brémond, O. Huber, "On solving contact problems with Coulomb friction:
+/// formulations and numerical comparisons", in *Advanced Topics in Nonsmooth Dynamics*,
+/// Springer, 2018 (the FCLIB collection and its format); <https://fclib.github.io>.
 #[doc(alias = "frictionContact_fclib_write")]
 #[doc(alias = "globalFrictionContact_fclib_write")]
 pub fn write_fclib(path: &Path, problem: &Problem) -> Result<(), NumericsError> {
     // Check the problem first, so that nothing is created for a problem FCLIB cannot hold.
-    match problem {
-        Problem::Fc2d(_) | Problem::Fc3d(_) | Problem::GlobalFc2d(_) | Problem::GlobalFc3d(_) => {}
+    let (root, dim, vectors): (&str, i32, Vec<(&str, &[f64])>) = match problem {
+        Problem::Fc2d(p) => ("fclib_local", 2, vec![("q", p.q()), ("mu", p.mu())]),
+        Problem::Fc3d(p) => ("fclib_local", 3, vec![("q", p.q()), ("mu", p.mu())]),
+        Problem::GlobalFc2d(p) => ("fclib_global", 2, vec![("f", p.q()), ("w", p.b()), ("mu", p.mu())]),
+        Problem::GlobalFc3d(p) => ("fclib_global", 3, vec![("f", p.q()), ("w", p.b()), ("mu", p.mu())]),
         other => {
             return Err(NumericsError::InvalidInput {
                 what: "fclib writer",
                 reason: format!("FCLIB holds frictional contact problems only, not a {} problem", other.kind()),
             });
         }
-    }
+    };
     let matrices: Vec<(&str, Csc)> =
         problem.matrices().into_iter().map(|(name, m)| Csc::of(m).map(|c| (name, c))).collect::<Result<_, _>>()?;
+
+    // The whole file is built in memory, then written at once, in the HDF5 1.8 format (version 2
+    // superblock, contiguous datasets) that every HDF5 library FCLIB builds with can read.
+    let mut file = FileBuilder::new();
+    file.with_libver_bounds(LibVer::Earliest, LibVer::V18);
+    let mut main = file.create_group(root);
+    main.create_dataset("spacedim").with_i32_data(&[dim]);
+    for (name, csc) in &matrices {
+        let mut g = main.create_group(name);
+        csc.write(&mut g);
+        main.add_group(g.finish());
+    }
+    let mut v = main.create_group("vectors");
+    for (name, data) in &vectors {
+        v.create_dataset(name).with_f64_data(data);
+    }
+    main.add_group(v.finish());
+    let mut info = main.create_group("info");
+    for (name, text) in [("title", INFO_TITLE), ("description", INFO_DESCRIPTION), ("math_info", INFO_MATH)] {
+        write_string(&mut info, name, text);
+    }
+    main.add_group(info.finish());
+    file.add_group(main.finish());
     let origin = path.display().to_string();
-    let io = |e: hdf5::Error| NumericsError::Io { path: origin.clone(), source: std::io::Error::other(e.to_string()) };
-    let file = hdf5::File::create(path).map_err(io)?;
-    let (root, dim, vectors): (&str, usize, Vec<(&str, &[f64])>) = match problem {
-        Problem::Fc2d(p) => ("fclib_local", 2, vec![("q", p.q()), ("mu", p.mu())]),
-        Problem::Fc3d(p) => ("fclib_local", 3, vec![("q", p.q()), ("mu", p.mu())]),
-        Problem::GlobalFc2d(p) => ("fclib_global", 2, vec![("f", p.q()), ("w", p.b()), ("mu", p.mu())]),
-        Problem::GlobalFc3d(p) => ("fclib_global", 3, vec![("f", p.q()), ("w", p.b()), ("mu", p.mu())]),
-        // Excluded by the check above; an error rather than a panic all the same.
-        other => {
-            return Err(NumericsError::InvalidInput {
-                what: "fclib writer",
-                reason: format!("not a frictional contact problem: {}", other.kind()),
-            });
-        }
+    let io = |e: hdf5_pure::Error| match e {
+        hdf5_pure::Error::Io(source) => NumericsError::Io { path: origin.clone(), source },
+        other => NumericsError::Io { path: origin.clone(), source: std::io::Error::other(other.to_string()) },
     };
-    let write = || -> hdf5::Result<()> {
-        let main = file.create_group(root)?;
-        write_ints(&main, "spacedim", &[dim as i32])?;
-        for (name, csc) in &matrices {
-            let g = main.create_group(name)?;
-            csc.write(&g)?;
-        }
-        let v = main.create_group("vectors")?;
-        for (name, data) in &vectors {
-            write_floats(&v, name, data)?;
-        }
-        let info = main.create_group("info")?;
-        write_string::<{ INFO_TITLE.len() + 1 }>(&info, "title", INFO_TITLE)?;
-        write_string::<{ INFO_DESCRIPTION.len() + 1 }>(&info, "description", INFO_DESCRIPTION)?;
-        write_string::<{ INFO_MATH.len() + 1 }>(&info, "math_info", INFO_MATH)?;
-        file.flush()
-    };
-    write().map_err(io)
+    file.write(path).map_err(io)
 }
 
 /// A matrix in the compressed-column arrays FCLIB stores (32-bit indices).
@@ -220,41 +241,42 @@ impl Csc {
         Ok(Csc { m, n, p, i, x })
     }
 
-    /// Writes the matrix group's datasets (`nz = −1`).
-    fn write(&self, g: &hdf5::Group) -> hdf5::Result<()> {
+    /// Adds the matrix group's datasets (`nz = −1`) to `g`.
+    fn write(&self, g: &mut GroupBuilder) {
         // `x.len()` fits in i32: checked in `Csc::of`.
-        write_ints(g, "nzmax", &[self.x.len() as i32])?;
-        write_ints(g, "m", &[self.m])?;
-        write_ints(g, "n", &[self.n])?;
-        write_ints(g, "nz", &[-1])?;
-        write_ints(g, "p", &self.p)?;
-        write_ints(g, "i", &self.i)?;
-        write_floats(g, "x", &self.x)
+        g.create_dataset("nzmax").with_i32_data(&[self.x.len() as i32]);
+        g.create_dataset("m").with_i32_data(&[self.m]);
+        g.create_dataset("n").with_i32_data(&[self.n]);
+        g.create_dataset("nz").with_i32_data(&[-1]);
+        g.create_dataset("p").with_i32_data(&self.p);
+        g.create_dataset("i").with_i32_data(&self.i);
+        g.create_dataset("x").with_f64_data(&self.x);
     }
 }
 
-/// A scalar fixed-length ASCII string dataset of `N` bytes, zero-padded: with `N` one more than
-/// the text's length it ends with a NUL, as FCLIB's `H5LTmake_dataset_string` writes it (its C
+/// A scalar fixed-length ASCII string dataset of the text's length plus one byte, ending with a
+/// NUL, as FCLIB's `H5LTmake_dataset_string` writes it (`H5T_C_S1`, null-terminated; its C
 /// reader relies on the terminator).
-fn write_string<const N: usize>(g: &hdf5::Group, name: &str, text: &str) -> hdf5::Result<()> {
-    let s = FixedAscii::<N>::from_ascii(text.as_bytes())
-        .map_err(|e| hdf5::Error::from(format!("info string {name}: {e}").as_str()))?;
-    g.new_dataset::<FixedAscii<N>>().create(name)?.write_scalar(&s)
-}
-
-/// A one-dimensional 32-bit integer dataset.
-fn write_ints(g: &hdf5::Group, name: &str, data: &[i32]) -> hdf5::Result<()> {
-    g.new_dataset::<i32>().shape(data.len()).create(name)?.write_raw(data)
-}
-
-/// A one-dimensional 64-bit float dataset.
-fn write_floats(g: &hdf5::Group, name: &str, data: &[f64]) -> hdf5::Result<()> {
-    g.new_dataset::<f64>().shape(data.len()).create(name)?.write_raw(data)
+fn write_string(g: &mut GroupBuilder, name: &str, text: &str) {
+    let mut bytes = text.as_bytes().to_vec();
+    bytes.push(0);
+    // The texts are the short constants above, far below u32::MAX bytes.
+    let datatype = Datatype::String {
+        size: bytes.len() as u32,
+        padding: StringPadding::NullTerminate,
+        charset: CharacterSet::Ascii,
+    };
+    g.create_dataset(name).with_raw_data(datatype, bytes, 1).with_shape(&[]);
 }
 
 /// A [`NumericsError::Parse`] for the file `origin`.
 fn parse(origin: &str, reason: String) -> NumericsError {
     NumericsError::Parse { path: origin.to_string(), reason }
+}
+
+/// `true` when `e` says the object does not exist (as opposed to a malformed one).
+fn is_absent(e: &hdf5_pure::Error) -> bool {
+    matches!(e, hdf5_pure::Error::Format(hdf5_pure::FormatError::PathNotFound(_)))
 }
 
 /// The header of a matrix group: `m`, `n` and the form given by `nz`, validated.
@@ -267,86 +289,174 @@ struct Header {
     by_rows: bool,
 }
 
-/// Reads datasets of one file, with the allocation cap.
+/// What a dataset's values are read as.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Any integer type, read as 64-bit signed integers.
+    Int,
+    /// 32- or 64-bit IEEE floats, read as 64-bit floats (exactly).
+    Float,
+}
+
+/// A dataset whose type, rank and declared size have been checked.
+struct Checked {
+    ds: hdf5_pure::Dataset,
+    /// The number of values it declares.
+    count: usize,
+}
+
+/// Reads datasets of one file, with the allocation caps.
 struct Reader<'a> {
     origin: &'a str,
-    /// Largest admissible declared dataset size, in bytes.
+    /// The file's length in bytes: the most an uncompressed dataset may declare.
+    len: u64,
+    /// The most a compressed dataset may declare, in bytes (see [`MAX_EXPANSION`]).
     cap: u64,
 }
 
 impl Reader<'_> {
-    fn group(&self, parent: &hdf5::Group, name: &str, full: &str) -> Result<hdf5::Group, NumericsError> {
-        parent.group(name).map_err(|_| parse(self.origin, format!("missing group {full}")))
+    /// The group `name` of `parent`, or `None` when there is no such link.
+    fn optional_group(
+        &self,
+        parent: &hdf5_pure::Group,
+        name: &str,
+        full: &str,
+    ) -> Result<Option<hdf5_pure::Group>, NumericsError> {
+        match parent.group(name) {
+            Ok(g) => Ok(Some(g)),
+            Err(e) if is_absent(&e) => Ok(None),
+            Err(e) => Err(parse(self.origin, format!("cannot open group {full} ({e})"))),
+        }
     }
 
-    fn dataset(&self, g: &hdf5::Group, name: &str, full: &str) -> Result<hdf5::Dataset, NumericsError> {
-        let ds = g.dataset(name).map_err(|_| parse(self.origin, format!("missing dataset {full}/{name}")))?;
-        if ds.ndim() > 1 {
-            return Err(parse(self.origin, format!("dataset {full}/{name} has {} dimensions, expected 1", ds.ndim())));
+    fn group(&self, parent: &hdf5_pure::Group, name: &str, full: &str) -> Result<hdf5_pure::Group, NumericsError> {
+        self.optional_group(parent, name, full)?.ok_or_else(|| parse(self.origin, format!("missing group {full}")))
+    }
+
+    /// The dataset `name` of `g`: at most one dimension, values of `kind`, and a declared size the
+    /// file can hold (checked before any value is read).
+    fn dataset(&self, g: &hdf5_pure::Group, name: &str, full: &str, kind: Kind) -> Result<Checked, NumericsError> {
+        let fail = |what: String| parse(self.origin, format!("dataset {full}/{name}: {what}"));
+        let ds = g.dataset(name).map_err(|e| {
+            if is_absent(&e) {
+                parse(self.origin, format!("missing dataset {full}/{name}"))
+            } else {
+                fail(format!("cannot open it ({e})"))
+            }
+        })?;
+        let shape = ds.shape().map_err(|e| fail(format!("cannot read its shape ({e})")))?;
+        if shape.len() > 1 {
+            return Err(fail(format!("{} dimensions, expected 1", shape.len())));
         }
-        let bytes = (ds.size() as u64).saturating_mul(8);
-        if bytes > self.cap {
-            return Err(parse(
-                self.origin,
-                format!("dataset {full}/{name} declares {} values, too many for the file", ds.size()),
-            ));
+        // A scalar (no dimension) holds one value.
+        let count = shape.first().copied().unwrap_or(1);
+        let dtype = ds.dtype().map_err(|e| fail(format!("cannot read its type ({e})")))?;
+        let type_ok = match kind {
+            Kind::Int => matches!(
+                dtype,
+                hdf5_pure::DType::I8
+                    | hdf5_pure::DType::I16
+                    | hdf5_pure::DType::I32
+                    | hdf5_pure::DType::I64
+                    | hdf5_pure::DType::U8
+                    | hdf5_pure::DType::U16
+                    | hdf5_pure::DType::U32
+                    | hdf5_pure::DType::U64
+            ),
+            Kind::Float => matches!(dtype, hdf5_pure::DType::F32 | hdf5_pure::DType::F64),
+        };
+        if !type_ok {
+            let expected = if kind == Kind::Int { "integers" } else { "floats" };
+            return Err(fail(format!("holds {dtype:?} values, expected {expected}")));
         }
-        Ok(ds)
+        let element = ds.element_size().map_err(|e| fail(format!("cannot read its element size ({e})")))?;
+        let bytes = count.saturating_mul(element);
+        // Uncompressed data is stored as it is, so it fits in the file; compressed data expands
+        // by a bounded ratio.
+        let limit = if ds.filters().is_empty() { self.len } else { self.cap };
+        if bytes > limit {
+            return Err(fail(format!(
+                "declares {count} values ({bytes} bytes), more than the file of {} bytes can hold",
+                self.len
+            )));
+        }
+        let count = usize::try_from(count).map_err(|_| fail(format!("declares {count} values")))?;
+        Ok(Checked { ds, count })
+    }
+
+    /// The values of a checked dataset; a count that disagrees with the declared one is an error.
+    fn read_ints(&self, c: &Checked, name: &str, full: &str) -> Result<Vec<i64>, NumericsError> {
+        let v =
+            c.ds.read_i64().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as integers ({e})")))?;
+        self.same_count(v, c.count, name, full)
+    }
+
+    fn read_floats(&self, c: &Checked, name: &str, full: &str) -> Result<Vec<f64>, NumericsError> {
+        let v =
+            c.ds.read_f64().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as floats ({e})")))?;
+        self.same_count(v, c.count, name, full)
+    }
+
+    fn same_count<T>(&self, v: Vec<T>, count: usize, name: &str, full: &str) -> Result<Vec<T>, NumericsError> {
+        if v.len() == count {
+            Ok(v)
+        } else {
+            Err(parse(self.origin, format!("dataset {full}/{name} gave {} values, declared {count}", v.len())))
+        }
     }
 
     /// A one-value integer dataset.
-    fn int(&self, g: &hdf5::Group, name: &str, full: &str) -> Result<i64, NumericsError> {
-        let ds = self.dataset(g, name, full)?;
-        if ds.size() != 1 {
-            return Err(parse(self.origin, format!("dataset {full}/{name} holds {} values, expected 1", ds.size())));
+    fn int(&self, g: &hdf5_pure::Group, name: &str, full: &str) -> Result<i64, NumericsError> {
+        let c = self.dataset(g, name, full, Kind::Int)?;
+        if c.count != 1 {
+            return Err(parse(self.origin, format!("dataset {full}/{name} holds {} values, expected 1", c.count)));
         }
-        let v: Vec<i64> =
-            ds.read_raw().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as an integer ({e})")))?;
+        let v = self.read_ints(&c, name, full)?;
         v.first().copied().ok_or_else(|| parse(self.origin, format!("dataset {full}/{name} is empty")))
     }
 
     /// A nonnegative one-value integer dataset, as a size.
-    fn size(&self, g: &hdf5::Group, name: &str, full: &str) -> Result<usize, NumericsError> {
+    fn size(&self, g: &hdf5_pure::Group, name: &str, full: &str) -> Result<usize, NumericsError> {
         let v = self.int(g, name, full)?;
         usize::try_from(v).map_err(|_| parse(self.origin, format!("{full}/{name} = {v} is negative")))
     }
 
     /// An integer array of exactly `len` values (checked before reading).
-    fn ints(&self, g: &hdf5::Group, name: &str, full: &str, len: usize) -> Result<Vec<i64>, NumericsError> {
-        let ds = self.dataset(g, name, full)?;
-        self.check_len(&ds, name, full, len)?;
-        ds.read_raw().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as integers ({e})")))
+    fn ints(&self, g: &hdf5_pure::Group, name: &str, full: &str, len: usize) -> Result<Vec<i64>, NumericsError> {
+        let c = self.dataset(g, name, full, Kind::Int)?;
+        self.check_len(&c, name, full, len)?;
+        self.read_ints(&c, name, full)
     }
 
     /// An integer array of any (capped) length.
-    fn int_vector(&self, g: &hdf5::Group, name: &str, full: &str) -> Result<Vec<i64>, NumericsError> {
-        let ds = self.dataset(g, name, full)?;
-        ds.read_raw().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as integers ({e})")))
+    fn int_vector(&self, g: &hdf5_pure::Group, name: &str, full: &str) -> Result<Vec<i64>, NumericsError> {
+        let c = self.dataset(g, name, full, Kind::Int)?;
+        self.read_ints(&c, name, full)
     }
 
     /// A float array of exactly `len` values (checked before reading).
-    fn floats(&self, g: &hdf5::Group, name: &str, full: &str, len: usize) -> Result<Vec<f64>, NumericsError> {
-        let ds = self.dataset(g, name, full)?;
-        self.check_len(&ds, name, full, len)?;
-        ds.read_raw().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as floats ({e})")))
+    fn floats(&self, g: &hdf5_pure::Group, name: &str, full: &str, len: usize) -> Result<Vec<f64>, NumericsError> {
+        let c = self.dataset(g, name, full, Kind::Float)?;
+        self.check_len(&c, name, full, len)?;
+        self.read_floats(&c, name, full)
     }
 
     /// A float array of any (capped) length.
-    fn vector(&self, g: &hdf5::Group, name: &str, full: &str) -> Result<Vec<f64>, NumericsError> {
-        let ds = self.dataset(g, name, full)?;
-        ds.read_raw().map_err(|e| parse(self.origin, format!("cannot read {full}/{name} as floats ({e})")))
+    fn vector(&self, g: &hdf5_pure::Group, name: &str, full: &str) -> Result<Vec<f64>, NumericsError> {
+        let c = self.dataset(g, name, full, Kind::Float)?;
+        self.read_floats(&c, name, full)
     }
 
-    fn check_len(&self, ds: &hdf5::Dataset, name: &str, full: &str, len: usize) -> Result<(), NumericsError> {
-        if ds.size() == len {
+    fn check_len(&self, c: &Checked, name: &str, full: &str, len: usize) -> Result<(), NumericsError> {
+        if c.count == len {
             Ok(())
         } else {
-            Err(parse(self.origin, format!("dataset {full}/{name} holds {} values, expected {len}", ds.size())))
+            Err(parse(self.origin, format!("dataset {full}/{name} holds {} values, expected {len}", c.count)))
         }
     }
 
     /// `spacedim`, which must be 2 or 3.
-    fn spacedim(&self, g: &hdf5::Group, full: &str) -> Result<usize, NumericsError> {
+    fn spacedim(&self, g: &hdf5_pure::Group, full: &str) -> Result<usize, NumericsError> {
         let d = self.int(g, "spacedim", full)?;
         if d == 2 || d == 3 {
             Ok(d as usize)
@@ -355,7 +465,7 @@ impl Reader<'_> {
         }
     }
 
-    fn header(&self, g: &hdf5::Group, full: &str) -> Result<Header, NumericsError> {
+    fn header(&self, g: &hdf5_pure::Group, full: &str) -> Result<Header, NumericsError> {
         // The declared capacity must be present and nonnegative; the arrays' own lengths are used.
         self.size(g, "nzmax", full)?;
         let m = self.size(g, "m", full)?;
@@ -377,7 +487,7 @@ impl Reader<'_> {
 
     /// The matrix of the group `full` with header `h` (whose `m` and `n` the caller has checked
     /// against the vectors), in compressed columns, every stored entry kept.
-    fn matrix(&self, g: &hdf5::Group, full: &str, h: Header) -> Result<CsMat<f64>, NumericsError> {
+    fn matrix(&self, g: &hdf5_pure::Group, full: &str, h: Header) -> Result<CsMat<f64>, NumericsError> {
         // FCLIB declares `x` (and, compressed, `i`) with `nzmax` values, but files written with
         // `nzmax > nz` hold only the entries used (the collection's spheres-in-a-box file): the
         // arrays are read at their own (capped) length and must cover the entries used.
@@ -437,7 +547,7 @@ impl Reader<'_> {
         Ok(compress_columns(h.m, h.n, entries))
     }
 
-    fn read_local(&self, g: &hdf5::Group) -> Result<Problem, NumericsError> {
+    fn read_local(&self, g: &hdf5_pure::Group) -> Result<Problem, NumericsError> {
         let full = "/fclib_local";
         let d = self.spacedim(g, full)?;
         let wg = self.group(g, "W", "/fclib_local/W")?;
@@ -464,7 +574,7 @@ impl Reader<'_> {
         Ok(if d == 3 { Problem::Fc3d(Fc3dProblem::new(w, q, mu)?) } else { Problem::Fc2d(Fc2dProblem::new(w, q, mu)?) })
     }
 
-    fn read_global(&self, g: &hdf5::Group) -> Result<Problem, NumericsError> {
+    fn read_global(&self, g: &hdf5_pure::Group) -> Result<Problem, NumericsError> {
         let full = "/fclib_global";
         let d = self.spacedim(g, full)?;
         let mg = self.group(g, "M", "/fclib_global/M")?;
