@@ -42,11 +42,20 @@ const PILE_SPHERES: usize = 14;
 /// Steps of 1 ms before the problem is taken: the pile has come to rest by then.
 const SETTLE_STEPS: usize = 1000;
 
+/// Writes the small problem files of `crates/nonsmooth/data/` (pile_fc3d.dat, pile_fc2d.dat,
+/// pile_lcp.dat): the one-step problem of a resting pile of 14 spheres, W = H M⁻¹ Hᵀ and
+/// q = H (v + h M⁻¹ f_ext) from its active contacts, as FC3D, FC2D (normal and first tangent
+/// rows) and LCP (normal rows). Deterministic: it rewrites the same bytes.
+#[derive(clap::Parser, Debug)]
+#[command(name = "make_data", verbatim_doc_comment)]
+struct Args {
+    /// The folder to write the files into (created if missing) [default: crates/nonsmooth/data].
+    dir: Option<PathBuf>,
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let dir = match std::env::args_os().nth(1) {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../nonsmooth/data"),
-    };
+    let args = <Args as clap::Parser>::parse();
+    let dir = args.dir.unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../nonsmooth/data"));
     std::fs::create_dir_all(&dir)?;
 
     let pile = SpherePile::with_spheres(PILE_SPHERES);
