@@ -1,19 +1,11 @@
 //! Tests of the `nonsmooth` command-line tool, run as a process on small problem files written
 //! into a temporary folder (and, when present, on the Siconos collection).
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
-use serde_json::Value;
-
-/// A fresh folder under cargo's temporary directory for this test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli").join(test);
-    // A leftover folder from an earlier run is replaced.
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("cannot create the test folder");
-    dir
-}
+use common::{code, data_dir, json_line, nonsmooth, run, stderr, stdout, str_path, temp_dir};
 
 /// Writes an LCP in Siconos' `.dat` layout: `n`, the dense matrix (storage 0, sizes, sizes again,
 /// entries column by column), then `q`. `m` is given row by row.
@@ -40,42 +32,9 @@ fn easy_lcp(dir: &Path) -> PathBuf {
     write_lcp(dir, "easy.dat", &[&[4.0, 1.0, 0.0], &[1.0, 4.0, 1.0], &[0.0, 1.0, 4.0]], &[-1.0, -2.0, -3.0])
 }
 
-fn nonsmooth(args: &[&std::ffi::OsStr]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nonsmooth")).args(args).output().expect("cannot run the nonsmooth binary")
-}
-
-fn run(args: &[&str]) -> Output {
-    let args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
-    nonsmooth(&args)
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("the process exited (not killed by a signal)")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// The one JSON line of a `--json` run.
-fn json_line(out: &Output) -> Value {
-    let text = stdout(out);
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 1, "expected exactly one line, got {text:?} (stderr {:?})", stderr(out));
-    serde_json::from_str(lines[0]).unwrap_or_else(|e| panic!("not JSON ({e}): {}", lines[0]))
-}
-
-fn str_path(p: &Path) -> &str {
-    p.to_str().expect("test paths are UTF-8")
-}
-
 #[test]
 fn solve_json_has_exactly_the_documented_keys() {
-    let dir = temp_dir("json_keys");
+    let dir = temp_dir("cli", "json_keys");
     let file = easy_lcp(&dir);
     let out = run(&["solve", str_path(&file), "--json"]);
     assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
@@ -118,7 +77,7 @@ fn solve_json_has_exactly_the_documented_keys() {
 
 #[test]
 fn every_solver_solves_an_easy_lcp() {
-    let dir = temp_dir("every_solver");
+    let dir = temp_dir("cli", "every_solver");
     let file = easy_lcp(&dir);
     for solver in ["lemke", "pgs", "psor", "enum", "newton-fb", "newton-min"] {
         let out = run(&["solve", str_path(&file), "--solver", solver, "--tolerance", "1e-10", "--json"]);
@@ -133,7 +92,7 @@ fn every_solver_solves_an_easy_lcp() {
 
 #[test]
 fn human_report_names_the_fields() {
-    let dir = temp_dir("human");
+    let dir = temp_dir("cli", "human");
     let file = easy_lcp(&dir);
     let out = run(&["solve", str_path(&file), "--solver", "pgs"]);
     assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
@@ -146,7 +105,7 @@ fn human_report_names_the_fields() {
 
 #[test]
 fn non_convergence_exits_with_1() {
-    let dir = temp_dir("not_converged");
+    let dir = temp_dir("cli", "not_converged");
     let file = easy_lcp(&dir);
     // One projected Gauss–Seidel sweep from z = 0 gives z = (1/4, 7/16, 41/64), where
     // w₁ = 4/4 + 7/16 − 1 = 7/16 ≠ 0 while z₁ > 0: far from the tolerance.
@@ -160,7 +119,7 @@ fn non_convergence_exits_with_1() {
 
 #[test]
 fn missing_file_exits_with_2() {
-    let dir = temp_dir("missing");
+    let dir = temp_dir("cli", "missing");
     let file = dir.join("does_not_exist.dat");
     for command in ["solve", "info"] {
         let out = run(&[command, str_path(&file)]);
@@ -172,7 +131,7 @@ fn missing_file_exits_with_2() {
 
 #[test]
 fn malformed_files_exit_with_2() {
-    let dir = temp_dir("malformed");
+    let dir = temp_dir("cli", "malformed");
     let cases: [(&str, &[u8]); 4] = [
         ("letters.dat", b"3\n0\n3\n3\n3 3\n1 2 x 4 5 6 7 8 9\n1 2 3\n"),
         ("truncated.dat", b"3\n0\n3\n3\n3 3\n1 2 3 4\n"),
@@ -195,7 +154,7 @@ fn malformed_files_exit_with_2() {
 #[test]
 fn non_utf8_path_exits_with_2() {
     use std::os::unix::ffi::OsStrExt;
-    let dir = temp_dir("non_utf8");
+    let dir = temp_dir("cli", "non_utf8");
     let mut bytes = dir.as_os_str().as_bytes().to_vec();
     bytes.extend_from_slice(b"/\xffproblem.dat");
     let path = std::ffi::OsStr::from_bytes(&bytes);
@@ -205,7 +164,7 @@ fn non_utf8_path_exits_with_2() {
 
 #[test]
 fn unknown_solver_lists_the_valid_names() {
-    let dir = temp_dir("unknown_solver");
+    let dir = temp_dir("cli", "unknown_solver");
     let file = easy_lcp(&dir);
     let out = run(&["solve", str_path(&file), "--solver", "simplex"]);
     assert_eq!(code(&out), 2);
@@ -218,7 +177,7 @@ fn unknown_solver_lists_the_valid_names() {
 
 #[test]
 fn invalid_option_exits_with_2() {
-    let dir = temp_dir("invalid_option");
+    let dir = temp_dir("cli", "invalid_option");
     let file = easy_lcp(&dir);
     for tolerance in ["-1", "0", "nan"] {
         let out = run(&["solve", str_path(&file), "--solver", "pgs", "--tolerance", tolerance]);
@@ -232,7 +191,7 @@ fn invalid_option_exits_with_2() {
 
 #[test]
 fn info_prints_the_storage() {
-    let dir = temp_dir("info");
+    let dir = temp_dir("cli", "info");
     let file = easy_lcp(&dir);
     let out = run(&["info", str_path(&file)]);
     assert_eq!(code(&out), 0, "stderr {}", stderr(&out));
@@ -249,21 +208,6 @@ fn info_prints_the_storage() {
     assert_eq!(matrices[0]["storage"], "dense");
     assert_eq!(matrices[0]["rows"], 3);
     assert_eq!(matrices[0]["nnz"], 9);
-}
-
-/// The reference data folder (`NONSMOOTH_DATA`, or `../shared/data` from the workspace root),
-/// or `None` after printing one line.
-fn data_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("NONSMOOTH_DATA") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: reference data not found at {} (set NONSMOOTH_DATA)", dir.display());
-        None
-    }
 }
 
 #[test]

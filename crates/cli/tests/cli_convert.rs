@@ -3,36 +3,22 @@
 //! bit-exact; bad extensions and unreadable input exit with 2.
 #![cfg(feature = "fclib")]
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use common::{code, data_dir, nonsmooth, stderr};
 use nonsmooth::numerics::io::{Problem, read_problem};
 use serde_json::Value;
 
 fn run(args: &[&Path]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nonsmooth")).args(args).output().expect("cannot run the nonsmooth binary")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("the process exited (not killed by a signal)")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    nonsmooth(args)
 }
 
 /// The collection folder, or `None` (the test returns) when the shared data is absent.
 fn siconos_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("NONSMOOTH_DATA") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
-    };
-    if dir.is_dir() {
-        Some(dir.join("siconos"))
-    } else {
-        println!("skipped: reference data not found at {} (set NONSMOOTH_DATA)", dir.display());
-        None
-    }
+    data_dir().map(|d| d.join("siconos"))
 }
 
 /// `nonsmooth info --json FILE` without the `file` key.

@@ -2,52 +2,17 @@
 //! solver names, the limit on dense conversions, `--repeat`, the `--output` file read back and
 //! checked against the problem, and (with the reference data) the 7002-contact FC2D problem.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
+use std::path::{Path, PathBuf};
+
+use common::{code, data_dir, json_line, run, stderr, stdout, str_path, temp_dir};
 use nonsmooth::numerics::io::{Problem, read_problem};
 use serde_json::Value;
 
 /// A shipped problem file.
 fn shipped(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../nonsmooth/data").join(name)
-}
-
-/// A fresh folder under cargo's temporary directory for this test.
-fn temp_dir(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli_solve").join(test);
-    // A leftover folder from an earlier run is replaced.
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("cannot create the test folder");
-    dir
-}
-
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_nonsmooth")).args(args).output().expect("cannot run the nonsmooth binary")
-}
-
-fn code(out: &Output) -> i32 {
-    out.status.code().expect("the process exited (not killed by a signal)")
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn str_path(p: &Path) -> &str {
-    p.to_str().expect("test paths are UTF-8")
-}
-
-/// The one JSON line of a `--json` run.
-fn json_line(out: &Output) -> Value {
-    let text = stdout(out);
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 1, "expected exactly one line, got {text:?} (stderr {:?})", stderr(out));
-    serde_json::from_str(lines[0]).unwrap_or_else(|e| panic!("not JSON ({e}): {}", lines[0]))
 }
 
 /// The numbers of `v`, a JSON array of numbers.
@@ -92,7 +57,7 @@ fn every_fc2d_method_name_solves_the_shipped_problem() {
 
 #[test]
 fn dense_limit_is_an_error_naming_the_sparse_solver() {
-    let dir = temp_dir("dense_limit");
+    let dir = temp_dir("cli_solve", "dense_limit");
     let output = dir.join("solution.json");
     // The LCP reformulation of the 36-contact problem is 108 × 108: 93 312 bytes.
     let path = shipped("pile_fc2d.dat");
@@ -129,7 +94,7 @@ fn repeat_reports_min_and_median() {
 
 #[test]
 fn output_round_trip_satisfies_the_problem() {
-    let dir = temp_dir("output");
+    let dir = temp_dir("cli_solve", "output");
     for (name, tolerance) in [("pile_fc3d.dat", 1e-8), ("pile_fc2d.dat", 1e-8), ("pile_lcp.dat", 1e-12)] {
         let path = shipped(name);
         let output = dir.join(format!("{name}.json"));
@@ -189,7 +154,7 @@ fn check_fc(
 
 #[test]
 fn unwritable_output_is_refused_before_the_solve() {
-    let dir = temp_dir("unwritable");
+    let dir = temp_dir("cli_solve", "unwritable");
     let path = shipped("pile_fc3d.dat");
     let missing = dir.join("no_such_folder").join("solution.json");
     for output in [missing.as_path(), dir.as_path()] {
@@ -197,21 +162,6 @@ fn unwritable_output_is_refused_before_the_solve() {
         assert_eq!(code(&out), 2, "{}: stdout {}", output.display(), stdout(&out));
         assert!(stdout(&out).is_empty(), "nothing solved, nothing reported");
         assert!(stderr(&out).contains("--output"), "{}", stderr(&out));
-    }
-}
-
-/// The reference data folder (`NONSMOOTH_DATA`, or `../shared/data` from the workspace root),
-/// or `None` after printing one line.
-fn data_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("NONSMOOTH_DATA") {
-        Some(d) => PathBuf::from(d),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
-    };
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: reference data not found at {} (set NONSMOOTH_DATA)", dir.display());
-        None
     }
 }
 
