@@ -122,11 +122,7 @@ impl SpherePile {
         options.gravity = [0.0, 0.0, -self.gravity];
         let mut builder = SceneBuilder::new().with_options(options);
         let side = self.box_side();
-        builder.add_ground(0.0, material);
-        builder.add_wall([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], material)?;
-        builder.add_wall([side, 0.0, 0.0], [-1.0, 0.0, 0.0], material)?;
-        builder.add_wall([0.0, 0.0, 0.0], [0.0, 1.0, 0.0], material)?;
-        builder.add_wall([0.0, side, 0.0], [0.0, -1.0, 0.0], material)?;
+        builder.add_open_box(side, material)?;
         let sphere = BodySpec::new(Shape::sphere(self.radius)?, self.density)?.with_material(material);
         for p in self.initial_positions() {
             builder.add_body(sphere.with_position(p));

@@ -376,7 +376,6 @@ impl SceneBuilder {
     }
 
     /// Adds a wall: the half-space behind the plane through `point` with outward normal
-    ///
     /// `normal` (the side the bodies are on); returns its index in [`Scene::statics`].
     ///
     /// # Errors
@@ -385,6 +384,24 @@ impl SceneBuilder {
         let pose = pose_with_normal(point, normal)?;
         self.statics.push(StaticShape { shape: Shape::HalfSpace, pose, material });
         Ok(self.statics.len() - 1)
+    }
+
+    /// Adds an open square box over `[0, side]²`: the ground `z = 0`, then the walls `x = 0`,
+    /// `x = side`, `y = 0` and `y = side` (normals pointing inwards), all of `material`;
+    /// returns the index of the ground in [`Scene::statics`], the four walls follow it.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] when `side` is not a positive finite length.
+    pub fn add_open_box(&mut self, side: f64, material: Material) -> Result<usize, MechanicsError> {
+        if !(side.is_finite() && side > 0.0) {
+            return Err(KernelError::InvalidOption { name: "side", reason: "must be a positive finite length" }.into());
+        }
+        let ground = self.add_ground(0.0, material);
+        self.add_wall([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], material)?;
+        self.add_wall([side, 0.0, 0.0], [-1.0, 0.0, 0.0], material)?;
+        self.add_wall([0.0, 0.0, 0.0], [0.0, 1.0, 0.0], material)?;
+        self.add_wall([0.0, side, 0.0], [0.0, -1.0, 0.0], material)?;
+        Ok(ground)
     }
 
     /// Adds a static shape (any shape) at `pose`; returns its index in [`Scene::statics`].

@@ -248,3 +248,16 @@ fn a_sliding_contact_reports_the_slip_velocity() -> Result<(), MechanicsError> {
     );
     Ok(())
 }
+
+#[test]
+fn an_open_box_needs_a_positive_finite_side() {
+    let material = Material::new(0.3, 0.0).unwrap();
+    let mut builder = SceneBuilder::new();
+    assert_eq!(builder.add_open_box(1.0, material).unwrap(), 0);
+    for side in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert!(builder.add_open_box(side, material).is_err(), "side {side}");
+    }
+    builder.add_body(BodySpec::new(Shape::sphere(0.1).unwrap(), 1000.0).unwrap().with_position([0.5, 0.5, 0.5]));
+    let scene = builder.build().unwrap();
+    assert_eq!(scene.statics().len(), 5, "the ground and four walls");
+}

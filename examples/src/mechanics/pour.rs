@@ -129,11 +129,7 @@ impl Pour {
         let options = SceneOptions::default().with_time_step(self.h).with_final_time(self.t_end);
         let mut builder = SceneBuilder::new().with_options(options);
         let side = self.box_side();
-        builder.add_ground(0.0, material);
-        builder.add_wall([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], material)?;
-        builder.add_wall([side, 0.0, 0.0], [-1.0, 0.0, 0.0], material)?;
-        builder.add_wall([0.0, 0.0, 0.0], [0.0, 1.0, 0.0], material)?;
-        builder.add_wall([0.0, side, 0.0], [0.0, -1.0, 0.0], material)?;
+        builder.add_open_box(side, material)?;
         let sphere = BodySpec::new(Shape::sphere(self.radius)?, self.density)?.with_material(material);
         for p in self.initial_positions() {
             builder.add_body(sphere.with_position(p));
