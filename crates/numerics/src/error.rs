@@ -98,4 +98,23 @@ pub enum NumericsError {
         /// What went wrong, with the token position.
         reason: String,
     },
+    /// Reading a problem file would allocate more than the reader's limit
+    /// ([`crate::io::ReadOptions::max_bytes`]): the file itself is larger, or it declares a
+    /// matrix or vector whose storage, with what the read has already allocated, exceeds it.
+    #[error(
+        "{path}: {what} needs {declared} bytes, with {used} bytes already allocated by the read; \
+         above the read limit of {limit} bytes (raise ReadOptions::max_bytes to read it)"
+    )]
+    ReadLimitExceeded {
+        /// The file's path (or `<memory>`).
+        path: String,
+        /// What would be allocated (e.g. `the fc matrix W (dense 9 × 9)`).
+        what: String,
+        /// The bytes it needs, computed from the sizes the file declares.
+        declared: u64,
+        /// The bytes the read had already allocated.
+        used: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
 }

@@ -62,14 +62,19 @@
 //! against the vectors' datasets before any matrix is built, and no dataset is read whose
 //! declared size exceeds the file's length (uncompressed) or [`MAX_EXPANSION`] times it
 //! (compressed: deflate's ratio is at most about 1032:1), so a corrupt header cannot cause an
-//! allocation far beyond the file's size.
+//! allocation far beyond the file's size. On top of that, [`ReadOptions::max_bytes`] (default
+//! 4 GiB, [`read_fclib_with`] sets it) bounds the whole read: the file's bytes, each dataset by
+//! its declared size, the matrices built from them, each counted before it is allocated; above
+//! it the read fails with [`NumericsError::ReadLimitExceeded`].
 
+use std::cell::Cell;
 use std::path::Path;
 
 use hdf5_pure::{CharacterSet, Datatype, FileBuilder, GroupBuilder, LibVer, StringPadding};
 use sprs::CsMat;
 
-use super::Problem;
+use super::lexer::{Budget, array_bytes};
+use super::{Problem, ReadOptions};
 use crate::NumericsError;
 use crate::fc::{Fc2dProblem, Fc3dProblem};
 use crate::gfc::{GlobalFc2dProblem, GlobalFc3dProblem};
@@ -107,27 +112,67 @@ const INFO_MATH: &str = "local: u = W r + q; global: M v = H r + f, u = H^T v + 
 #[doc(alias = "frictionContact_fclib_read")]
 #[doc(alias = "globalFrictionContact_fclib_read")]
 pub fn read_fclib(path: &Path) -> Result<Problem, NumericsError> {
-    let origin = path.display().to_string();
-    // The whole file is read once: its length bounds every dataset, and the HDF5 parser works
-    // on the bytes in memory.
-    let bytes = std::fs::read(path).map_err(|source| NumericsError::Io { path: origin.clone(), source })?;
+    read_fclib_with(path, &ReadOptions::default())
+}
+
+/// [`read_fclib`] with a limit on what the read allocates, [`ReadOptions::max_bytes`]: the file
+/// (refused unread when longer), every dataset by its declared size and the matrices built from
+/// them, counted before each allocation (see the `io` module documentation, section *Memory*).
+///
+/// # Errors
+/// As [`read_fclib`]; [`NumericsError::ReadLimitExceeded`] when the file or what it declares
+/// would take more than the limit.
+///
+/// # References
+/// V. Acary, M. Brémond, O. Huber, "On solving contact problems with Coulomb friction:
+/// formulations and numerical comparisons", in *Advanced Topics in Nonsmooth Dynamics*,
+/// Springer, 2018 (the FCLIB collection and its format); <https://fclib.github.io>.
+pub fn read_fclib_with(path: &Path, options: &ReadOptions) -> Result<Problem, NumericsError> {
+    let bytes = super::read_bounded(path, options.max_bytes)?;
+    read_fclib_from(bytes, &path.display().to_string(), options)
+}
+
+/// [`read_fclib_with`] on the bytes of an FCLIB file held in memory (errors name `<memory>`).
+///
+/// # Errors
+/// As [`read_fclib_with`], without [`NumericsError::Io`].
+///
+/// # References
+/// V. Acary, M. Brémond, O. Huber, "On solving contact problems with Coulomb friction:
+/// formulations and numerical comparisons", in *Advanced Topics in Nonsmooth Dynamics*,
+/// Springer, 2018 (the FCLIB collection and its format); <https://fclib.github.io>.
+pub fn read_fclib_bytes(bytes: Vec<u8>, options: &ReadOptions) -> Result<Problem, NumericsError> {
+    read_fclib_from(bytes, "<memory>", options)
+}
+
+/// Reads the FCLIB file whose bytes are `bytes`; `origin` names it in errors.
+pub(crate) fn read_fclib_from(bytes: Vec<u8>, origin: &str, options: &ReadOptions) -> Result<Problem, NumericsError> {
+    // The whole file is held in memory: its length bounds every dataset, and the HDF5 parser
+    // works on the bytes.
     let len = bytes.len() as u64;
+    let mut budget = Budget::new(options.max_bytes);
+    budget.charge(Some(len), &|| "the file".to_string(), origin)?;
     let file =
-        hdf5_pure::File::from_bytes(bytes).map_err(|e| parse(&origin, format!("not a readable HDF5 file ({e})")))?;
+        hdf5_pure::File::from_bytes(bytes).map_err(|e| parse(origin, format!("not a readable HDF5 file ({e})")))?;
     // The end-of-file address the superblock records must lie within the file, as the HDF5 C
     // library checks ("truncated file"): a file cut short is refused even where the parts read
     // below happen to survive.
     let stored = file.superblock().eof_address;
     if len < stored {
-        return Err(parse(&origin, format!("truncated file: {len} bytes, the superblock records {stored}")));
+        return Err(parse(origin, format!("truncated file: {len} bytes, the superblock records {stored}")));
     }
-    let r = Reader { origin: &origin, len, cap: len.saturating_mul(MAX_EXPANSION).saturating_add(1 << 20) };
+    let r = Reader {
+        origin,
+        len,
+        cap: len.saturating_mul(MAX_EXPANSION).saturating_add(1 << 20),
+        budget: Cell::new(budget),
+    };
     if let Some(g) = r.optional_group(&file.root(), "fclib_local", "/fclib_local")? {
         r.read_local(&g)
     } else if let Some(g) = r.optional_group(&file.root(), "fclib_global", "/fclib_global")? {
         r.read_global(&g)
     } else {
-        Err(parse(&origin, "neither /fclib_local nor /fclib_global is present: not an FCLIB problem".into()))
+        Err(parse(origin, "neither /fclib_local nor /fclib_global is present: not an FCLIB problem".into()))
     }
 }
 
@@ -312,9 +357,19 @@ struct Reader<'a> {
     len: u64,
     /// The most a compressed dataset may declare, in bytes (see [`MAX_EXPANSION`]).
     cap: u64,
+    /// What the read may still allocate ([`ReadOptions::max_bytes`]).
+    budget: Cell<Budget>,
 }
 
 impl Reader<'_> {
+    /// Charges `bytes` for `what` to the read's budget, before allocating them.
+    fn charge(&self, bytes: Option<u64>, what: &dyn Fn() -> String) -> Result<(), NumericsError> {
+        let mut b = self.budget.get();
+        let r = b.charge(bytes, what, self.origin);
+        self.budget.set(b);
+        r
+    }
+
     /// The group `name` of `parent`, or `None` when there is no such link.
     fn optional_group(
         &self,
@@ -381,6 +436,10 @@ impl Reader<'_> {
             )));
         }
         let count = usize::try_from(count).map_err(|_| fail(format!("declares {count} values")))?;
+        // The stored bytes, then the values widened to 64 bits.
+        self.charge(array_bytes(count, 8).and_then(|v| v.checked_add(bytes)), &|| {
+            format!("dataset {full}/{name} ({count} values)")
+        })?;
         Ok(Checked { ds, count })
     }
 
@@ -509,7 +568,8 @@ impl Reader<'_> {
                 if x.len() < count {
                     return Err(short("x", x.len(), count));
                 }
-                entries.reserve(count);
+                self.charge(matrix_bytes(count, h.n), &|| format!("the matrix {full} ({count} entries)"))?;
+                entries.reserve_exact(count);
                 for k in 0..count {
                     entries.push((index(rows[k], h.m, "row")?, index(cols[k], h.n, "column")?, x[k]));
                 }
@@ -534,7 +594,8 @@ impl Reader<'_> {
                 if x.len() < used {
                     return Err(short("x", x.len(), used));
                 }
-                entries.reserve(used);
+                self.charge(matrix_bytes(used, h.n), &|| format!("the matrix {full} ({used} entries)"))?;
+                entries.reserve_exact(used);
                 for o in 0..outer {
                     // 0 ≤ p[o] ≤ p[o + 1] ≤ p[outer] ≤ len(i), len(x), checked above.
                     for k in p[o] as usize..p[o + 1] as usize {
@@ -569,6 +630,13 @@ impl Reader<'_> {
         }
         let mu = self.floats(&vg, "mu", "/fclib_local/vectors", h.m / d)?;
         let csc = self.matrix(&wg, "/fclib_local/W", h)?;
+        // The blocks: a row-compressed copy (as the entries), at most one d × d block per entry.
+        let nnz = csc.nnz();
+        let blocks = nnz.min((h.m / d).saturating_mul(h.m / d));
+        let bytes = array_bytes(nnz, 16)
+            .and_then(|b| b.checked_add(array_bytes(h.m.checked_add(1)?, 8)?))
+            .and_then(|b| b.checked_add(array_bytes(blocks, (8 * d * d + 16) as u64)?));
+        self.charge(bytes, &|| format!("the sparse-block matrix /fclib_local/W ({nnz} entries)"))?;
         let ends = uniform_block_ends(h.m, d)?;
         let w = NumericsMatrix::SparseBlock(SparseBlockMatrix::from_sparse(&csc, &ends, &ends)?);
         Ok(if d == 3 { Problem::Fc3d(Fc3dProblem::new(w, q, mu)?) } else { Problem::Fc2d(Fc2dProblem::new(w, q, mu)?) })
@@ -607,6 +675,13 @@ impl Reader<'_> {
             Problem::GlobalFc2d(GlobalFc2dProblem::new(m, h, f, w, mu)?)
         })
     }
+}
+
+/// Bytes charged for a matrix of `nnz` entries and `n` columns read from FCLIB: each
+/// `(row, column, value)` entry (24), the stable sort's scratch (12), the compressed columns (16
+/// per entry, 8 per column pointer).
+fn matrix_bytes(nnz: usize, n: usize) -> Option<u64> {
+    array_bytes(nnz, 52)?.checked_add(array_bytes(n.checked_add(1)?, 8)?)
 }
 
 /// The `m × n` compressed-column matrix of `(row, column, value)` entries (indices in range):

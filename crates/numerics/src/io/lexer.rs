@@ -13,15 +13,88 @@ pub(crate) struct Token<'a> {
     pub(crate) line: usize,
 }
 
-/// Splits `text` into whitespace-separated tokens (space, tab, CR, LF, VT, FF, as C's `isspace`).
-pub(crate) fn tokenize(text: &str) -> Vec<Token<'_>> {
-    let mut tokens = Vec::new();
+/// `true` for the separators of C's `isspace`: space, tab, CR, LF, VT, FF.
+fn is_separator(c: char) -> bool {
+    c.is_ascii_whitespace() || c == '\u{b}'
+}
+
+/// The number of tokens [`tokenize`] gives, counted without allocating (at most
+/// `(text.len() + 1) / 2`: a token and its separator take two bytes).
+pub(crate) fn count_tokens(text: &str) -> usize {
+    text.split(is_separator).filter(|w| !w.is_empty()).count()
+}
+
+/// Bytes of the token index of a text of `count` tokens.
+pub(crate) fn token_index_bytes(count: usize) -> u64 {
+    (count as u64).saturating_mul(std::mem::size_of::<Token<'_>>() as u64)
+}
+
+/// Splits `text` into whitespace-separated tokens (space, tab, CR, LF, VT, FF, as C's `isspace`);
+/// `count` is [`count_tokens`] of `text`, the capacity allocated.
+pub(crate) fn tokenize_counted(text: &str, count: usize) -> Vec<Token<'_>> {
+    let mut tokens = Vec::with_capacity(count);
     for (i, line) in text.split('\n').enumerate() {
-        for word in line.split(|c: char| c.is_ascii_whitespace() || c == '\u{b}').filter(|w| !w.is_empty()) {
+        for word in line.split(is_separator).filter(|w| !w.is_empty()) {
             tokens.push(Token { text: word, line: i + 1 });
         }
     }
     tokens
+}
+
+/// [`tokenize_counted`] without a budget (tests).
+#[cfg(test)]
+pub(crate) fn tokenize(text: &str) -> Vec<Token<'_>> {
+    tokenize_counted(text, count_tokens(text))
+}
+
+/// What one read may still allocate: the limit ([`super::ReadOptions::max_bytes`]) and the bytes
+/// charged so far. Every allocation whose size comes from the input is charged before it is made.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Budget {
+    limit: u64,
+    used: u64,
+}
+
+impl Budget {
+    /// A budget of `limit` bytes, nothing used.
+    pub(crate) fn new(limit: u64) -> Self {
+        Self { limit, used: 0 }
+    }
+
+    /// Charges `bytes` (`None`: the size overflowed) for `what`, or fails with
+    /// [`NumericsError::ReadLimitExceeded`] naming `origin` when the total would exceed the limit.
+    pub(crate) fn charge(
+        &mut self,
+        bytes: Option<u64>,
+        what: &dyn Fn() -> String,
+        origin: &str,
+    ) -> Result<(), NumericsError> {
+        match bytes.and_then(|b| self.used.checked_add(b)) {
+            Some(total) if total <= self.limit => {
+                self.used = total;
+                Ok(())
+            }
+            _ => Err(NumericsError::ReadLimitExceeded {
+                path: origin.to_string(),
+                what: what(),
+                declared: bytes.unwrap_or(u64::MAX),
+                used: self.used,
+                limit: self.limit,
+            }),
+        }
+    }
+}
+
+/// Bytes of a dense `rows × cols` matrix of `f64` as faer stores it (each column padded to a
+/// multiple of 8 rows, a 64-byte cache line); `None` on overflow.
+pub(crate) fn dense_bytes(rows: usize, cols: usize) -> Option<u64> {
+    let padded = (rows as u64).checked_next_multiple_of(8)?;
+    padded.checked_mul(cols as u64)?.checked_mul(8)
+}
+
+/// `count` values of `size` bytes each; `None` on overflow.
+pub(crate) fn array_bytes(count: usize, size: u64) -> Option<u64> {
+    (count as u64).checked_mul(size)
 }
 
 /// A read position in a token list. Every read is checked; errors are
@@ -30,12 +103,25 @@ pub(crate) struct Cursor<'t, 'a> {
     tokens: &'t [Token<'a>],
     pos: usize,
     origin: &'t str,
+    budget: Budget,
 }
 
 impl<'t, 'a> Cursor<'t, 'a> {
-    /// A cursor at the first token; `origin` names the input in errors (a path or `<memory>`).
-    pub(crate) fn new(tokens: &'t [Token<'a>], origin: &'t str) -> Self {
-        Self { tokens, pos: 0, origin }
+    /// A cursor at the first token; `origin` names the input in errors (a path or `<memory>`);
+    /// what the reader allocates for the data is charged to `budget`.
+    pub(crate) fn new(tokens: &'t [Token<'a>], origin: &'t str, budget: Budget) -> Self {
+        Self { tokens, pos: 0, origin, budget }
+    }
+
+    /// The budget, with what this cursor's reads have charged.
+    pub(crate) fn budget(&self) -> Budget {
+        self.budget
+    }
+
+    /// Charges `bytes` for `what` (see [`Budget::charge`]); called after [`Cursor::ensure`] (so
+    /// that a size beyond the input is a parse error) and before the allocation.
+    pub(crate) fn charge(&mut self, bytes: Option<u64>, what: &dyn Fn() -> String) -> Result<(), NumericsError> {
+        self.budget.charge(bytes, what, self.origin)
     }
 
     /// Index of the next token.
@@ -137,6 +223,7 @@ impl<'t, 'a> Cursor<'t, 'a> {
     /// Consumes `n` numbers, after checking that `n` tokens remain.
     pub(crate) fn reals(&mut self, n: usize, what: &str) -> Result<Vec<f64>, NumericsError> {
         self.ensure(Some(n), what)?;
+        self.charge(array_bytes(n, 8), &|| format!("{what} ({n} numbers)"))?;
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
             v.push(self.real(what)?);
@@ -147,6 +234,7 @@ impl<'t, 'a> Cursor<'t, 'a> {
     /// Consumes `n` counts at most `max`, after checking that `n` tokens remain.
     pub(crate) fn counts(&mut self, n: usize, max: usize, what: &str) -> Result<Vec<usize>, NumericsError> {
         self.ensure(Some(n), what)?;
+        self.charge(array_bytes(n, 8), &|| format!("{what} ({n} integers)"))?;
         let mut v = Vec::with_capacity(n);
         for _ in 0..n {
             v.push(self.count(what, max)?);
@@ -209,7 +297,7 @@ mod tests {
     #[test]
     fn counts_are_bounded_and_errors_are_positioned() {
         let tokens = tokenize("3\n-1 99999999999 3.5");
-        let mut c = Cursor::new(&tokens, "<memory>");
+        let mut c = Cursor::new(&tokens, "<memory>", Budget::new(u64::MAX));
         assert_eq!(c.count("n", MAX_INT).expect("3 is a count"), 3);
         let e = c.count("n", MAX_INT).expect_err("negative");
         assert!(e.to_string().contains("token 2 (line 2"), "{e}");
@@ -222,9 +310,26 @@ mod tests {
     #[test]
     fn ensure_refuses_more_than_what_remains() {
         let tokens = tokenize("1 2 3");
-        let c = Cursor::new(&tokens, "<memory>");
+        let c = Cursor::new(&tokens, "<memory>", Budget::new(u64::MAX));
         assert!(c.ensure(Some(3), "q").is_ok());
         assert!(c.ensure(Some(4), "q").is_err());
         assert!(c.ensure(None, "q").is_err());
+    }
+
+    #[test]
+    fn the_budget_refuses_what_exceeds_the_limit_and_names_it() {
+        let tokens = tokenize("1 2 3 4");
+        let mut c = Cursor::new(&tokens, "f.dat", Budget::new(24));
+        assert!(c.reals(2, "q").is_ok());
+        let e = c.reals(2, "mu").expect_err("16 + 16 > 24");
+        assert!(
+            matches!(e, NumericsError::ReadLimitExceeded { ref path, declared: 16, used: 16, limit: 24, .. } if path == "f.dat"),
+            "{e:?}"
+        );
+        assert!(Budget::new(10).charge(None, &|| "x".into(), "f").is_err());
+        assert_eq!(dense_bytes(1, 3), Some(192));
+        assert_eq!(dense_bytes(usize::MAX, 2), None);
+        assert_eq!(token_index_bytes(2), 2 * std::mem::size_of::<Token<'_>>() as u64);
+        assert_eq!(count_tokens(" a\u{b}b\n\nc "), 3);
     }
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use faer::Mat;
 use sprs::CsMat;
 
-use super::lexer::{Cursor, MAX_INT};
+use super::lexer::{Cursor, MAX_INT, array_bytes, dense_bytes};
 use crate::NumericsError;
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix};
 
@@ -49,8 +49,25 @@ fn read_dense(c: &mut Cursor<'_, '_>, what: &str, rows: usize, cols: usize) -> R
     if rows.max(cols) > c.total() {
         return Err(c.error_at(at, format_args!("{what} is {rows} × {cols}, larger than the input")));
     }
-    let values = c.reals_checked(rows.checked_mul(cols), what)?;
-    Ok(NumericsMatrix::Dense(Mat::from_fn(rows, cols, |i, j| values[i + j * rows])))
+    c.ensure(rows.checked_mul(cols), what)?;
+    let mut a = dense_matrix(c, rows, cols, what)?;
+    for j in 0..cols {
+        for i in 0..rows {
+            a[(i, j)] = c.real(what)?;
+        }
+    }
+    Ok(NumericsMatrix::Dense(a))
+}
+
+/// The zero `rows × cols` dense matrix, its storage charged to the cursor's budget first.
+pub(crate) fn dense_matrix(
+    c: &mut Cursor<'_, '_>,
+    rows: usize,
+    cols: usize,
+    what: &str,
+) -> Result<Mat<f64>, NumericsError> {
+    c.charge(dense_bytes(rows, cols), &|| format!("{what} (dense {rows} × {cols})"))?;
+    Ok(Mat::zeros(rows, cols))
 }
 
 /// Sparse-block (`SBM_new_from_file`): `nbblocks` (0: nothing follows, the matrix is zero),
@@ -90,7 +107,21 @@ fn read_sparse_block(
     if nbc == 0 {
         return Err(c.error_at(nb_at, format_args!("{what} has {nb} blocks but no block column")));
     }
-    let mut values = Vec::new();
+    // The blocks' sizes are known now: check the input holds them (and a label per block) and
+    // charge their storage before allocating it.
+    let mut total = Some(0usize);
+    for i in 0..nbr {
+        let nr = block_len(&row_ends, i);
+        for &j in &col_idx[row_ptr[i]..row_ptr[i + 1]] {
+            total = total.and_then(|t| nr.checked_mul(block_len(&col_ends, j))?.checked_add(t));
+        }
+    }
+    c.ensure(total.and_then(|t| t.checked_add(nb)), &format!("the blocks of {what}"))?;
+    let total = total.unwrap_or(0);
+    // The values, and the block offsets the matrix builds.
+    let bytes = array_bytes(total, 8).and_then(|v| v.checked_add(array_bytes(nb + 1, 8)?));
+    c.charge(bytes, &|| format!("the {nb} blocks of {what} ({total} values)"))?;
+    let mut values = Vec::with_capacity(total);
     for i in 0..nbr {
         let nr = block_len(&row_ends, i);
         for (k, &j) in col_idx.iter().enumerate().take(row_ptr[i + 1]).skip(row_ptr[i]) {
@@ -202,6 +233,8 @@ fn read_sparse(c: &mut Cursor<'_, '_>, what: &str, rows: usize, cols: usize) -> 
                 c.error_at(head_at, format_args!("{what} declares {cols} columns, more than the input's tokens"))
             );
         }
+        c.charge(sparse_bytes(nnz, TRIPLET_ENTRY_BYTES, cols), &|| format!("{what} ({nnz} triplets)"))?;
+        entries.reserve_exact(nnz);
         for _ in 0..nnz {
             let i = c.count("a row index", rows.saturating_sub(1))?;
             let j = c.count("a column index", cols.saturating_sub(1))?;
@@ -214,6 +247,7 @@ fn read_sparse(c: &mut Cursor<'_, '_>, what: &str, rows: usize, cols: usize) -> 
     } else {
         // Each column has a 7-token header line: bound the column count before the loop.
         c.ensure(cols.checked_mul(7), &format!("the column headers of {what}"))?;
+        c.charge(sparse_bytes(0, 0, cols), &|| format!("the column pointers of {what} ({cols} columns)"))?;
         for j in 0..cols {
             c.expect("col")?;
             let jat = c.pos();
@@ -232,6 +266,7 @@ fn read_sparse(c: &mut Cursor<'_, '_>, what: &str, rows: usize, cols: usize) -> 
                 return Err(c.error_at(a_at, format_args!("column {j} locations {a} to {b} are inconsistent")));
             };
             c.ensure(len.checked_mul(3), &format!("column {j} of {what}"))?;
+            c.charge(sparse_bytes(len, CSC_ENTRY_BYTES, 0), &|| format!("column {j} of {what} ({len} entries)"))?;
             for _ in 0..len {
                 let i = c.count("a row index", rows.saturating_sub(1))?;
                 if rows == 0 {
@@ -243,6 +278,20 @@ fn read_sparse(c: &mut Cursor<'_, '_>, what: &str, rows: usize, cols: usize) -> 
         }
     }
     Ok(NumericsMatrix::Sparse(compress_csc(rows, cols, entries)?))
+}
+
+/// Bytes charged per entry of a sparse matrix read as triplets: the `(column, row, value)`
+/// entry (24), the stable sort's scratch (12) and the compressed columns' row index and value (16).
+const TRIPLET_ENTRY_BYTES: u64 = 52;
+/// Bytes charged per entry of a sparse matrix read in compressed columns: as for triplets, with
+/// the entry counted twice (the entry list grows by doubling, its length unknown in advance).
+const CSC_ENTRY_BYTES: u64 = 76;
+
+/// Bytes of `nnz` sparse entries at `per_entry` bytes each, plus the `cols + 1` column pointers
+/// when `cols > 0`; `None` on overflow.
+fn sparse_bytes(nnz: usize, per_entry: u64, cols: usize) -> Option<u64> {
+    let pointers = if cols > 0 { array_bytes(cols.checked_add(1)?, 8)? } else { 0 };
+    array_bytes(nnz, per_entry)?.checked_add(pointers)
 }
 
 /// `"m-by-n,"` → `(m, n)`.
@@ -371,12 +420,4 @@ pub(crate) fn write_counts(out: &mut String, v: &[usize]) {
         let _ = write!(out, "{x}");
     }
     out.push('\n');
-}
-
-impl Cursor<'_, '_> {
-    /// `reals` with a size that may have overflowed.
-    pub(crate) fn reals_checked(&mut self, n: Option<usize>, what: &str) -> Result<Vec<f64>, NumericsError> {
-        self.ensure(n, what)?;
-        self.reals(n.unwrap_or(0), what)
-    }
 }

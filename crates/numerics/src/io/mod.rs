@@ -39,7 +39,8 @@
 //! `ub`; an MLCP file can read as a tiny LCP with most of the file left over: both lose on the
 //! unread tokens.) When no layout is accepted, the error of the layout that read furthest is
 //! returned (at equal distance, a validation error such as [`NumericsError::NonFinite`] rather
-//! than a parse error).
+//! than a parse error), unless a layout was stopped by the read limit: then that
+//! [`NumericsError::ReadLimitExceeded`] (see *Memory*).
 //!
 //! # Writing
 //!
@@ -61,8 +62,32 @@
 //! Every read is checked and a malformed input gives a [`NumericsError::Parse`] naming the token
 //! and line (or the problem's own validation error, e.g. [`NumericsError::NonFinite`]), never a
 //! panic. Sizes are C `int`s (at most `2³¹ − 1`) and integers must be written as integers
-//! (`3.5` is refused where a count is expected). Nothing is allocated for a declared size before
-//! checking that enough tokens remain to fill it, so memory stays proportional to the input.
+//! (`3.5` is refused where a count is expected).
+//!
+//! # Memory
+//!
+//! A file cannot make a reader allocate more than its size warrants, nor more than a settable
+//! limit, [`ReadOptions::max_bytes`] (default [`DEFAULT_MAX_READ_BYTES`], 4 GiB; the `*_with`
+//! functions take it: [`read_problem_with`], [`parse_problem_with`], [`fclib::read_fclib_with`],
+//! [`fclib::read_fclib_bytes`]). Both checks come before the allocation they guard:
+//! - **against the input**: every declared count (sizes, nonzeros, blocks, entries) is checked
+//!   against the tokens that remain, each value needing its own token (so at least two bytes of
+//!   text: a digit and a separator); a count beyond them is a [`NumericsError::Parse`] naming
+//!   the count and what remains. An FCLIB dataset may declare at most the file's length, or
+//!   [`fclib::MAX_EXPANSION`] times it when compressed (also a [`NumericsError::Parse`]);
+//! - **against the limit**: the read keeps a running total of what it allocates, computed from
+//!   the declared sizes: the file's bytes (a file longer than the limit is not read at all, and
+//!   reading stops at the limit for a file whose length is unknown), the token index of a text
+//!   file (24 bytes per number), each vector, each dense matrix as faer stores it (columns padded
+//!   to 8 rows), the blocks of a sparse-block matrix, the entries of a sparse one with their
+//!   sorting scratch, each FCLIB dataset and the conversions of its matrices. When a declared
+//!   size would bring the total above the limit the read stops with
+//!   [`NumericsError::ReadLimitExceeded`], naming the file, what was declared, its size in bytes
+//!   and the limit. The total is conservative (temporaries are not given back), so a read's peak
+//!   memory stays below the limit plus small bookkeeping.
+//!
+//! When a text file's layout is detected, each layout tried is charged on top of the file, its
+//! token index and the best problem found so far (which is kept while the others are tried).
 
 #[cfg(feature = "fclib")]
 pub mod fclib;
@@ -80,8 +105,46 @@ use crate::matrix::NumericsMatrix;
 use crate::mlcp::MlcpProblem;
 use crate::relay::RelayProblem;
 
-use lexer::{Cursor, tokenize};
+use lexer::{Budget, Cursor, count_tokens, token_index_bytes, tokenize_counted};
 use problems::{Layout, read_layout};
+
+/// Default of [`ReadOptions::max_bytes`]: 4 GiB.
+pub const DEFAULT_MAX_READ_BYTES: u64 = 4 << 30;
+
+/// Options of the problem-file readers ([`read_problem_with`], [`parse_problem_with`],
+/// [`fclib::read_fclib_with`], [`fclib::read_fclib_bytes`]); see the module documentation,
+/// section *Memory*.
+///
+/// ```
+/// use nonsmooth_numerics::io::{ReadOptions, parse_problem_with};
+/// // A 10⁹ × 10⁹ LCP declared in a few bytes: refused before anything is allocated.
+/// let options = ReadOptions::default().with_max_bytes(1 << 20);
+/// assert!(parse_problem_with("1000000000 0 1000000000 1000000000 1000000000 1000000000 1", None, &options).is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ReadOptions {
+    /// Most bytes one read may allocate, counted from the sizes the file declares before each
+    /// allocation: the file's bytes, the token index of a text file, every vector and matrix
+    /// (default: [`DEFAULT_MAX_READ_BYTES`], 4 GiB). Above it the read fails with
+    /// [`NumericsError::ReadLimitExceeded`].
+    pub max_bytes: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self { max_bytes: DEFAULT_MAX_READ_BYTES }
+    }
+}
+
+impl ReadOptions {
+    /// These options with [`ReadOptions::max_bytes`] set to `max_bytes`.
+    #[must_use]
+    pub fn with_max_bytes(mut self, max_bytes: u64) -> Self {
+        self.max_bytes = max_bytes;
+        self
+    }
+}
 
 /// The kinds of problem a Siconos text file can hold.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -226,23 +289,75 @@ impl Problem {
 /// Reads the problem in the file at `path`: of kind `kind`, or detected (see the module
 /// documentation; the path's folder or file name is the hint). A path ending in `.hdf5` or `.h5`,
 /// or a file starting with the HDF5 signature, is read as FCLIB (see the module documentation).
+/// What the read allocates is bounded by the file's size and by [`DEFAULT_MAX_READ_BYTES`]
+/// ([`read_problem_with`] sets the limit).
 ///
 /// # Errors
 /// [`NumericsError::Io`] when the file cannot be read; [`NumericsError::Parse`] (with the path,
 /// token and line) when it is malformed or holds another kind; the problem's validation error
 /// ([`NumericsError::NonFinite`], [`NumericsError::DimensionMismatch`], ...) when the data are
-/// inconsistent; [`NumericsError::InvalidInput`] for an FCLIB file without the `fclib` feature.
+/// inconsistent; [`NumericsError::InvalidInput`] for an FCLIB file without the `fclib` feature;
+/// [`NumericsError::ReadLimitExceeded`] above the limit.
 pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, NumericsError> {
-    if is_fclib_path(path) {
-        return read_fclib_checked(path, kind);
-    }
-    let bytes = std::fs::read(path).map_err(|source| NumericsError::Io { path: path.display().to_string(), source })?;
-    if bytes.starts_with(HDF5_SIGNATURE) {
-        return read_fclib_checked(path, kind);
-    }
+    read_problem_with(path, kind, &ReadOptions::default())
+}
+
+/// [`read_problem`] with a limit on what the read allocates, [`ReadOptions::max_bytes`] (see
+/// the module documentation, section *Memory*).
+///
+/// # Errors
+/// As [`read_problem`]; [`NumericsError::ReadLimitExceeded`] when the file is longer than the
+/// limit or declares data that would take more.
+pub fn read_problem_with(
+    path: &Path,
+    kind: Option<ProblemKind>,
+    options: &ReadOptions,
+) -> Result<Problem, NumericsError> {
     let origin = path.display().to_string();
+    let bytes = read_bounded(path, options.max_bytes)?;
+    if is_fclib_path(path) || bytes.starts_with(HDF5_SIGNATURE) {
+        return read_fclib_checked(bytes, &origin, kind, options);
+    }
+    let mut budget = Budget::new(options.max_bytes);
+    budget.charge(Some(bytes.len() as u64), &|| "the file".to_string(), &origin)?;
+    if std::str::from_utf8(&bytes).is_err() {
+        // Invalid bytes become U+FFFD (3 bytes each) in a new string.
+        let len = bytes.len();
+        budget.charge(
+            (len as u64).checked_mul(3),
+            &|| format!("the text of the file ({len} bytes, not UTF-8)"),
+            &origin,
+        )?;
+    }
     let text = String::from_utf8_lossy(&bytes);
-    parse_with(&text, kind, hint_from_path(path), &origin)
+    parse_with(&text, kind, hint_from_path(path), &origin, budget)
+}
+
+/// The bytes of the file at `path`, refused with [`NumericsError::ReadLimitExceeded`] when the
+/// file is longer than `limit` (by its length, before reading; a file whose length is unknown,
+/// such as a device, is read at most to `limit + 1` bytes).
+pub(crate) fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, NumericsError> {
+    use std::io::Read as _;
+    let origin = || path.display().to_string();
+    let io = |source| NumericsError::Io { path: origin(), source };
+    let too_long = |declared: u64| NumericsError::ReadLimitExceeded {
+        path: origin(),
+        what: "the file".to_string(),
+        declared,
+        used: 0,
+        limit,
+    };
+    let file = std::fs::File::open(path).map_err(io)?;
+    let len = file.metadata().map_err(io)?.len();
+    if len > limit {
+        return Err(too_long(len));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > limit {
+        return Err(too_long(bytes.len() as u64));
+    }
+    Ok(bytes)
 }
 
 /// Parses a problem from the text of a Siconos file: of kind `kind`, or detected without a hint
@@ -251,7 +366,22 @@ pub fn read_problem(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, N
 /// # Errors
 /// As [`read_problem`], with `<memory>` as the path.
 pub fn parse_problem(text: &str, kind: Option<ProblemKind>) -> Result<Problem, NumericsError> {
-    parse_with(text, kind, None, "<memory>")
+    parse_problem_with(text, kind, &ReadOptions::default())
+}
+
+/// [`parse_problem`] with a limit on what the parse allocates, [`ReadOptions::max_bytes`] (the
+/// text itself, owned by the caller, is not counted; see the module documentation, section
+/// *Memory*).
+///
+/// # Errors
+/// As [`parse_problem`]; [`NumericsError::ReadLimitExceeded`] when the text declares data that
+/// would take more than the limit.
+pub fn parse_problem_with(
+    text: &str,
+    kind: Option<ProblemKind>,
+    options: &ReadOptions,
+) -> Result<Problem, NumericsError> {
+    parse_with(text, kind, None, "<memory>", Budget::new(options.max_bytes))
 }
 
 /// Writes `problem` to `path` in Siconos' layout (see [`format_problem`]), or as FCLIB when the
@@ -310,10 +440,29 @@ pub fn write_lcp(path: &Path, problem: &LcpProblem) -> Result<(), NumericsError>
 /// # Errors
 /// [`NumericsError::Parse`] when the text is malformed; [`NumericsError::InvalidInput`] or
 /// [`NumericsError::NonFinite`] for an inconsistent sparse-block structure.
+///
+/// What the parse allocates is bounded by the text's size and by [`DEFAULT_MAX_READ_BYTES`]
+/// (then [`NumericsError::ReadLimitExceeded`]).
 pub fn parse_matrix(text: &str) -> Result<NumericsMatrix, NumericsError> {
-    let tokens = tokenize(text);
-    let mut c = Cursor::new(&tokens, "<memory>");
+    let mut budget = Budget::new(DEFAULT_MAX_READ_BYTES);
+    let tokens = tokens_charged(text, &mut budget, "<memory>")?;
+    let mut c = Cursor::new(&tokens, "<memory>", budget);
     matrix::read_matrix(&mut c, "the matrix")
+}
+
+/// The tokens of `text`, their index charged to `budget` before it is allocated.
+fn tokens_charged<'a>(
+    text: &'a str,
+    budget: &mut Budget,
+    origin: &str,
+) -> Result<Vec<lexer::Token<'a>>, NumericsError> {
+    let count = count_tokens(text);
+    budget.charge(
+        Some(token_index_bytes(count)),
+        &|| format!("the token index of the text ({count} numbers)"),
+        origin,
+    )?;
+    Ok(tokenize_counted(text, count))
 }
 
 /// The text of `m` in Siconos' layout (`NM_write_in_file`; a sparse matrix is written as a CSC in
@@ -334,13 +483,18 @@ pub fn is_fclib_path(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("hdf5") || e.eq_ignore_ascii_case("h5"))
 }
 
-/// Reads an FCLIB file and checks its kind against `kind` when given.
+/// Reads the bytes of an FCLIB file and checks its kind against `kind` when given.
 #[cfg(feature = "fclib")]
-fn read_fclib_checked(path: &Path, kind: Option<ProblemKind>) -> Result<Problem, NumericsError> {
-    let p = fclib::read_fclib(path)?;
+fn read_fclib_checked(
+    bytes: Vec<u8>,
+    origin: &str,
+    kind: Option<ProblemKind>,
+    options: &ReadOptions,
+) -> Result<Problem, NumericsError> {
+    let p = fclib::read_fclib_from(bytes, origin, options)?;
     match kind {
         Some(k) if k != p.kind() => Err(NumericsError::Parse {
-            path: path.display().to_string(),
+            path: origin.to_string(),
             reason: format!("expected a {k} problem, the FCLIB file holds a {} problem", p.kind()),
         }),
         _ => Ok(p),
@@ -349,7 +503,12 @@ fn read_fclib_checked(path: &Path, kind: Option<ProblemKind>) -> Result<Problem,
 
 /// Without the `fclib` feature, FCLIB files are refused.
 #[cfg(not(feature = "fclib"))]
-fn read_fclib_checked(_path: &Path, _kind: Option<ProblemKind>) -> Result<Problem, NumericsError> {
+fn read_fclib_checked(
+    _bytes: Vec<u8>,
+    _origin: &str,
+    _kind: Option<ProblemKind>,
+    _options: &ReadOptions,
+) -> Result<Problem, NumericsError> {
     Err(fclib_disabled())
 }
 
@@ -389,18 +548,22 @@ fn parse_with(
     kind: Option<ProblemKind>,
     hint: Option<ProblemKind>,
     origin: &str,
+    mut budget: Budget,
 ) -> Result<Problem, NumericsError> {
-    let tokens = tokenize(text);
+    let tokens = tokens_charged(text, &mut budget, origin)?;
     if let Some(k) = kind {
-        let mut c = Cursor::new(&tokens, origin);
+        let mut c = Cursor::new(&tokens, origin, budget);
         return read_layout(&mut c, Layout::of(k), Some(k));
     }
     let mut order: Vec<Layout> = hint.map(Layout::of).into_iter().collect();
     order.extend(Layout::DETECTION_ORDER.into_iter().filter(|l| Some(*l) != hint.map(Layout::of)));
     let mut best: Option<(usize, usize, Problem)> = None;
-    let mut furthest: Option<((usize, bool), NumericsError)> = None;
+    let mut furthest: Option<((bool, usize, bool), NumericsError)> = None;
+    // Each layout tried starts from the budget left after the best problem found so far, which
+    // is kept while the others are tried.
+    let mut start = budget;
     for layout in order {
-        let mut c = Cursor::new(&tokens, origin);
+        let mut c = Cursor::new(&tokens, origin, start);
         match read_layout(&mut c, layout, None) {
             Ok(p) => {
                 if Some(p.kind()) == hint {
@@ -410,12 +573,15 @@ fn parse_with(
                 let trailing = c.remaining();
                 if best.as_ref().is_none_or(|(t, r, _)| (trailing, rank) < (*t, *r)) {
                     best = Some((trailing, rank, p));
+                    start = c.budget();
                 }
             }
             Err(e) => {
-                // At the same position, a validation error (the layout matched, the data did not)
-                // says more than a parse error.
-                let key = (c.pos(), !matches!(e, NumericsError::Parse { .. }));
+                // A layout stopped by the read limit comes first (the file may be valid, only
+                // larger than the limit); then the furthest; at the same position, a validation
+                // error (the layout matched, the data did not) says more than a parse error.
+                let limited = matches!(e, NumericsError::ReadLimitExceeded { .. });
+                let key = (limited, c.pos(), !matches!(e, NumericsError::Parse { .. }));
                 if furthest.as_ref().is_none_or(|(k, _)| key > *k) {
                     furthest = Some((key, e));
                 }

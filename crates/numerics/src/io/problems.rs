@@ -1,8 +1,8 @@
 //! The problem layouts of Siconos' text files, each read and written as Siconos' own
 //! `*_newFromFile` / `*_printInFile` functions do.
 
-use super::lexer::{Cursor, MAX_INT};
-use super::matrix::{read_matrix, write_counts, write_matrix, write_reals};
+use super::lexer::{Cursor, MAX_INT, array_bytes};
+use super::matrix::{dense_matrix, read_matrix, write_counts, write_matrix, write_reals};
 use super::{Problem, ProblemKind};
 use crate::NumericsError;
 use crate::fc::LocalFcProblem;
@@ -11,7 +11,6 @@ use crate::lcp::LcpProblem;
 use crate::matrix::NumericsMatrix;
 use crate::mlcp::{MlcpBlockForm, MlcpMatrixForm, MlcpProblem};
 use crate::relay::RelayProblem;
-use faer::Mat;
 
 /// The five layouts: the kind of a frictional contact problem (2D or 3D) is read from its
 /// first number.
@@ -193,6 +192,9 @@ fn read_mlcp(c: &mut Cursor<'_, '_>) -> Result<MlcpProblem, NumericsError> {
                 break;
             }
         }
+        // At most n + m + 1 starts, each read from a token of the (charged) input; charged with
+        // their types once their number is known.
+        c.charge(array_bytes(row_blocks.len(), 16), &|| "the mlcp row blocks".to_string())?;
         let mut complementarity_blocks = Vec::with_capacity(row_blocks.len() - 1);
         for _ in 1..row_blocks.len() {
             complementarity_blocks.push(read_flag(c, "a row-block type")?);
@@ -229,8 +231,14 @@ fn read_flag(c: &mut Cursor<'_, '_>, what: &str) -> Result<bool, NumericsError> 
 
 /// A dense `rows × cols` matrix written row after row.
 fn read_rows(c: &mut Cursor<'_, '_>, rows: usize, cols: usize, what: &str) -> Result<NumericsMatrix, NumericsError> {
-    let v = c.reals_checked(rows.checked_mul(cols), what)?;
-    Ok(NumericsMatrix::Dense(Mat::from_fn(rows, cols, |i, j| v[i * cols + j])))
+    c.ensure(rows.checked_mul(cols), what)?;
+    let mut a = dense_matrix(c, rows, cols, what)?;
+    for i in 0..rows {
+        for j in 0..cols {
+            a[(i, j)] = c.real(what)?;
+        }
+    }
+    Ok(NumericsMatrix::Dense(a))
 }
 
 /// Appends `p` in Siconos' layout for its kind.
