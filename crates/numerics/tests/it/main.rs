@@ -14,6 +14,7 @@ mod fc_quartic;
 mod fclib;
 mod gfc;
 mod io;
+mod io_limits;
 mod lcp_bpp;
 mod lcp_collection;
 mod lcp_iterative;
