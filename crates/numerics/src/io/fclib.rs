@@ -429,6 +429,20 @@ impl Reader<'_> {
         // Uncompressed data is stored as it is, so it fits in the file; compressed data expands
         // by a bounded ratio.
         let limit = if ds.filters().is_empty() { self.len } else { self.cap };
+        // A chunk is read whole: its dimensions must be positive (as the HDF5 C library checks;
+        // a zero one gave other values) and one chunk must fit the same bound.
+        if let Some(chunk) = ds.chunk_shape().map_err(|e| fail(format!("cannot read its chunk shape ({e})")))? {
+            if chunk.contains(&0) {
+                return Err(fail(format!("chunk dimensions {chunk:?}: a chunk dimension must be positive")));
+            }
+            let chunk_bytes = chunk.iter().fold(element, |b, &d| b.saturating_mul(d));
+            if chunk_bytes > limit {
+                return Err(fail(format!(
+                    "chunks of {chunk:?} values ({chunk_bytes} bytes), more than the file of {} bytes can hold",
+                    self.len
+                )));
+            }
+        }
         if bytes > limit {
             return Err(fail(format!(
                 "declares {count} values ({bytes} bytes), more than the file of {} bytes can hold",

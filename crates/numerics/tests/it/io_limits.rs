@@ -49,7 +49,7 @@ fn variant(e: &NumericsError) -> &'static str {
 
 /// Each hostile file, the variant `read_problem` gives and a part of its message.
 #[rustfmt::skip]
-const HOSTILE: [(&str, &str, &str); 15] = [
+const HOSTILE: [(&str, &str, &str); 16] = [
     ("binary_garbage.dat", "Parse", "binary_garbage.dat"),
     ("fc3d_inf_mu.dat", "NonFinite", "mu"),
     ("fc3d_sparse_nnz_2e9.dat", "Parse", "nzmax = 1000000000000 exceeds"),
@@ -57,6 +57,7 @@ const HOSTILE: [(&str, &str, &str); 15] = [
     ("fclib_w_p_declares_2e31_contiguous.hdf5", "Parse", "/fclib_local/W/p: declares 2147483648 values"),
     ("fclib_w_x_declares_1e12_contiguous.hdf5", "Parse", "/fclib_local/W/x: declares 1000000000000 values"),
     ("fclib_w_x_declares_1e9_chunked_deflate.hdf5", "Parse", "/fclib_local/W/x: declares 1000000000 values"),
+    ("fclib_w_x_chunk_dimension_0.hdf5", "Parse", "/fclib_local/W/x: chunk dimensions [0]: a chunk dimension must be positive"),
     ("gfc3d_csc_2e9_columns.dat", "Parse", "needs 14000000000 more tokens"),
     ("hdf5_signature_then_garbage.dat", "Parse", "not a readable HDF5 file"),
     ("lcp_dense_1e9.dat", "Parse", "larger than the input"),
@@ -339,7 +340,7 @@ fn assert_typed(r: Result<(), NumericsError>, what: &str) -> bool {
 fn the_corpus_replays_through_the_fuzz_entry_points() {
     let mut slowest = (0.0f64, String::new());
     let files = corpus_files();
-    assert!(files.len() >= 15, "{} corpus files", files.len());
+    assert!(files.len() >= 16, "{} corpus files", files.len());
     for path in &files {
         let data = std::fs::read(path).expect("corpus file");
         let start = Instant::now();

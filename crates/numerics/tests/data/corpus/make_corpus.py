@@ -100,6 +100,29 @@ patch_dimension(
 # before it reads them.
 patch_dimension("fc3d_local_csr_contiguous.hdf5", "/fclib_local/W/p", 2**31, "fclib_w_p_declares_2e31_contiguous.hdf5")
 
+
+
+def patch_chunk_dimension(source, dataset, declared, target):
+    """Copies `source` (a superblock 0 file: no header checksum), replacing the chunk dimension of
+    the one-dimensional chunked `dataset` of 8-byte values in its layout message by `declared`."""
+    with h5py.File(f"{FIXTURES}/{source}", "r") as f:
+        ds = f[dataset]
+        (chunk,) = ds.chunks
+        header = h5py.h5o.get_info(ds.id).addr
+    data = bytearray(open(f"{FIXTURES}/{source}", "rb").read())
+    # The layout message lists the chunk dimension then the element size, 4 bytes each.
+    at = data.find(struct.pack("<II", chunk, 8), header)
+    assert 0 <= at - header < 512, f"no chunk dimension {chunk} near the header of {dataset}"
+    data[at : at + 4] = struct.pack("<I", declared)
+    open(target, "wb").write(data)
+
+
+# A chunk dimension of 0 (the HDF5 C library refuses it: "chunk dimension must be positive"), in
+# the big-endian chunked 2D fixture.
+patch_chunk_dimension(
+    "fc2d_local_triplet_chunked_deflate_big_endian.hdf5", "/fclib_local/W/x", 0, "fclib_w_x_chunk_dimension_0.hdf5"
+)
+
 DAT = {
     # An LCP of size 10^9, dense: 10^18 entries declared in a 60-byte file.
     "lcp_dense_1e9.dat": "1000000000\n0\n1000000000\n1000000000\n1000000000 1000000000\n1 2 3\n",
