@@ -240,14 +240,35 @@ fn invalid_options_are_refused() {
         assert!(matches!(r, Err(KernelError::InvalidOption { .. })), "({t0}, {h}, {t_end}): {r:?}");
     }
 
-    for e in [-0.5, f64::NAN, f64::INFINITY] {
-        let r = NonsmoothLaw::newton_impact(e);
-        assert!(matches!(r, Err(KernelError::InvalidOption { .. })), "e = {e}: {r:?}");
+    // Laws: every coefficient out of range is refused with its name and value.
+    let refused = |r: Result<NonsmoothLaw, KernelError>, name: &str, value: f64| match r {
+        Err(KernelError::InvalidParameter { name: n, value: v, .. }) => {
+            assert_eq!(n, name);
+            assert!(v.to_bits() == value.to_bits(), "{name}: {v} instead of {value}");
+        }
+        other => panic!("{name} = {value} accepted: {other:?}"),
+    };
+    for e in [1.5, -1.0, -0.5, f64::NAN, f64::INFINITY] {
+        refused(NonsmoothLaw::newton_impact(e), "restitution", e);
+        refused(NonsmoothLaw::newton_impact_friction(e, 0.0, 0.3, 3), "normal restitution", e);
+        refused(NonsmoothLaw::newton_impact_friction(0.5, e, 0.3, 3), "tangential restitution", e);
     }
-    let r = NonsmoothLaw::newton_impact_friction(0.5, 0.0, -0.3, 2);
-    assert!(matches!(r, Err(KernelError::InvalidOption { .. })), "{r:?}");
-    let r = NonsmoothLaw::newton_impact_friction(0.5, 0.0, 0.3, 4);
-    assert!(matches!(r, Err(KernelError::InvalidOption { .. })), "{r:?}");
+    for mu in [-0.1, f64::NAN, f64::INFINITY] {
+        refused(NonsmoothLaw::newton_impact_friction(0.5, 0.0, mu, 2), "friction coefficient", mu);
+    }
+    refused(NonsmoothLaw::newton_impact_friction(0.5, 0.0, 0.3, 4), "friction law dimension", 4.0);
+    refused(NonsmoothLaw::relay(2, 1.0, -1.0), "relay lower bound", 1.0);
+    refused(NonsmoothLaw::relay(2, f64::NEG_INFINITY, 1.0), "relay lower bound", f64::NEG_INFINITY);
+    refused(NonsmoothLaw::relay(2, -1.0, f64::NAN), "relay upper bound", f64::NAN);
+    refused(NonsmoothLaw::relay(0, -1.0, 1.0), "relay law size", 0.0);
+    refused(NonsmoothLaw::complementarity(0), "complementarity law size", 0.0);
+    refused(NonsmoothLaw::equality(0), "equality law size", 0.0);
+    refused(NonsmoothLaw::mixed_complementarity(0, 0), "mixed complementarity law size", 0.0);
+    // The ends of the ranges are laws.
+    assert_eq!(NonsmoothLaw::newton_impact(1.0).expect("e = 1").normal_restitution(), Some(1.0));
+    assert_eq!(NonsmoothLaw::newton_impact_friction(0.0, 1.0, 0.0, 3).expect("e_t = 1, mu = 0").friction(), Some(0.0));
+    assert_eq!(NonsmoothLaw::relay(1, 0.5, 0.5).expect("equal bounds").size(), Some(1));
+    assert_eq!(NonsmoothLaw::mixed_complementarity(0, 2).expect("no equality").size(), Some(2));
 
     // Solver options are validated by numerics and wrapped.
     let r = OneStepNsProblem::lcp(LcpMethod::Pgs(PgsOptions::default().with_tolerance(-1.0)));
