@@ -16,7 +16,7 @@
 //! use nonsmooth_mechanics::scene::{BodySpec, Material, SceneBuilder};
 //! # fn main() -> Result<(), nonsmooth_mechanics::MechanicsError> {
 //! let mut builder = SceneBuilder::new().with_time_step(1e-3).with_final_time(1.0);
-//! builder.add_ground(0.0, Material::new(0.3, 0.0)?);
+//! builder.add_ground(0.0, Material::new(0.3, 0.0)?)?;
 //! for k in 0..100 {
 //!     let x = 0.11 * (k % 10) as f64;
 //!     let z = 0.05 + 0.11 * (k / 10) as f64;
@@ -48,28 +48,40 @@ use crate::geometry::{Aabb, BroadPhase, ContactPoint, Pose, Shape, collide};
 use crate::lie::{Mat3, Quaternion, Vec3};
 use crate::output::BodyFrame;
 
-/// Contact coefficients of a surface.
+/// Contact coefficients of a surface: the Coulomb friction coefficient `μ` and the normal
+/// restitution `e` of Siconos' `NewtonImpactFrictionNSL` (Acary & Brogliato 2008, ch. 3), checked
+/// by [`Material::new`] and read by accessors.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Material {
-    /// Coulomb friction coefficient `μ ≥ 0`.
-    pub friction: f64,
-    /// Normal restitution coefficient `e ∈ [0, 1]`.
-    pub restitution: f64,
+    friction: f64,
+    restitution: f64,
 }
 
 impl Material {
-    /// A material.
+    /// A material with friction coefficient `μ ≥ 0` (finite) and normal restitution
+    /// `e ∈ [0, 1]`.
     ///
     /// # Errors
-    /// [`KernelError::InvalidOption`] for `μ < 0`, `e ∉ [0, 1]` or non-finite values.
+    /// [`KernelError::InvalidParameter`] naming `friction` for a negative or non-finite `μ`,
+    /// `restitution` for `e ∉ [0, 1]` or NaN.
     pub fn new(friction: f64, restitution: f64) -> Result<Self, MechanicsError> {
         if !friction.is_finite() || friction < 0.0 {
-            return Err(KernelError::InvalidOption { name: "friction", reason: "must be finite and >= 0" }.into());
+            return Err(invalid("friction", friction, "must be finite and non-negative"));
         }
         if !(0.0..=1.0).contains(&restitution) {
-            return Err(KernelError::InvalidOption { name: "restitution", reason: "must lie in [0, 1]" }.into());
+            return Err(invalid("restitution", restitution, "must lie in [0, 1]"));
         }
         Ok(Self { friction, restitution })
+    }
+
+    /// The Coulomb friction coefficient `μ ≥ 0`.
+    pub fn friction(&self) -> f64 {
+        self.friction
+    }
+
+    /// The normal restitution coefficient `e ∈ [0, 1]`.
+    pub fn restitution(&self) -> f64 {
+        self.restitution
     }
 
     /// The law of a contact between two materials: the means of the coefficients.
@@ -88,6 +100,25 @@ impl Default for Material {
     }
 }
 
+/// The error of a parameter out of its range.
+fn invalid(name: &'static str, value: f64, reason: &'static str) -> MechanicsError {
+    KernelError::InvalidParameter { name, value, reason }.into()
+}
+
+/// Checks that every component of `values` is finite; the error names the first that is not.
+fn check_finite(name: &'static str, values: &[f64]) -> Result<(), MechanicsError> {
+    match values.iter().find(|x| !x.is_finite()) {
+        Some(&value) => Err(invalid(name, value, "must be finite")),
+        None => Ok(()),
+    }
+}
+
+/// Checks that a pose's position and rotation are finite.
+fn check_pose(name: &'static str, pose: &Pose) -> Result<(), MechanicsError> {
+    check_finite(name, &pose.position)?;
+    check_finite(name, pose.rotation.as_flattened())
+}
+
 /// A body to add to a scene: a finite shape of uniform density (mass and inertia from the
 /// shape, [`Shape::mass_properties`]), its initial pose and velocities, its material.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -104,6 +135,9 @@ pub struct BodySpec {
 
 impl BodySpec {
     /// A body of shape `shape` and density `density` at the origin, at rest, default material.
+    /// The mass and the principal inertia follow from the shape and are positive and finite.
+    /// The position, orientation and velocities set by the `with_*` methods are checked finite
+    /// (and the orientation non-zero) by [`SceneBuilder::build`].
     ///
     /// # Errors
     /// [`KernelError::InvalidOption`] for a half-space (use [`SceneBuilder::add_static`]) or a
@@ -238,6 +272,33 @@ impl SceneOptions {
             .with_error_evaluation(nonsmooth_numerics::fc::nsgs::NsgsErrorEvaluation::LightWithFullFinal)
     }
 
+    /// Checks the options: `h > 0` finite, `t_end` finite, `θ ∈ [0, 1]`, gravity finite, a
+    /// margin (when given) finite and `≥ 0`, a Newton tolerance `> 0` finite. [`SceneBuilder::build`]
+    /// calls it; the solver's own options are checked when its solver is built.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] naming the option (`time step`, `final time`, `theta`,
+    /// `gravity`, `margin`, `newton tolerance`) and its value.
+    pub fn validate(&self) -> Result<(), MechanicsError> {
+        if !self.h.is_finite() || self.h <= 0.0 {
+            return Err(invalid("time step", self.h, "must be positive and finite"));
+        }
+        check_finite("final time", &[self.t_end])?;
+        if !(0.0..=1.0).contains(&self.theta) {
+            return Err(invalid("theta", self.theta, "must lie in [0, 1]"));
+        }
+        check_finite("gravity", &self.gravity)?;
+        if let Some(margin) = self.margin
+            && (!margin.is_finite() || margin < 0.0)
+        {
+            return Err(invalid("margin", margin, "must be finite and non-negative"));
+        }
+        if !self.newton_tolerance.is_finite() || self.newton_tolerance <= 0.0 {
+            return Err(invalid("newton tolerance", self.newton_tolerance, "must be positive and finite"));
+        }
+        Ok(())
+    }
+
     /// Sets the time step.
     pub fn with_time_step(mut self, h: f64) -> Self {
         self.h = h;
@@ -366,21 +427,28 @@ impl SceneBuilder {
     }
 
     /// Adds the ground: the half-space `z ≤ height`; returns its index in [`Scene::statics`].
-    pub fn add_ground(&mut self, height: f64, material: Material) -> usize {
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] naming `ground height` when `height` is not finite.
+    pub fn add_ground(&mut self, height: f64, material: Material) -> Result<usize, MechanicsError> {
+        check_finite("ground height", &[height])?;
         self.statics.push(StaticShape {
             shape: Shape::HalfSpace,
             pose: Pose::from_translation([0.0, 0.0, height]),
             material,
         });
-        self.statics.len() - 1
+        Ok(self.statics.len() - 1)
     }
 
     /// Adds a wall: the half-space behind the plane through `point` with outward normal
     /// `normal` (the side the bodies are on); returns its index in [`Scene::statics`].
     ///
     /// # Errors
-    /// [`KernelError::InvalidOption`] for a zero normal.
+    /// [`KernelError::InvalidParameter`] naming `wall point` or `wall normal` for a non-finite
+    /// component; [`KernelError::InvalidOption`] for a zero normal.
     pub fn add_wall(&mut self, point: Vec3, normal: Vec3, material: Material) -> Result<usize, MechanicsError> {
+        check_finite("wall point", &point)?;
+        check_finite("wall normal", &normal)?;
         let pose = pose_with_normal(point, normal)?;
         self.statics.push(StaticShape { shape: Shape::HalfSpace, pose, material });
         Ok(self.statics.len() - 1)
@@ -396,7 +464,7 @@ impl SceneBuilder {
         if !(side.is_finite() && side > 0.0) {
             return Err(KernelError::InvalidOption { name: "side", reason: "must be a positive finite length" }.into());
         }
-        let ground = self.add_ground(0.0, material);
+        let ground = self.add_ground(0.0, material)?;
         self.add_wall([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], material)?;
         self.add_wall([side, 0.0, 0.0], [-1.0, 0.0, 0.0], material)?;
         self.add_wall([0.0, 0.0, 0.0], [0.0, 1.0, 0.0], material)?;
@@ -405,9 +473,14 @@ impl SceneBuilder {
     }
 
     /// Adds a static shape (any shape) at `pose`; returns its index in [`Scene::statics`].
-    pub fn add_static(&mut self, shape: Shape, pose: Pose, material: Material) -> usize {
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] naming `static pose` for a non-finite position or
+    /// rotation.
+    pub fn add_static(&mut self, shape: Shape, pose: Pose, material: Material) -> Result<usize, MechanicsError> {
+        check_pose("static pose", &pose)?;
         self.statics.push(StaticShape { shape, pose, material });
-        self.statics.len() - 1
+        Ok(self.statics.len() - 1)
     }
 
     /// The bodies added so far.
@@ -418,12 +491,20 @@ impl SceneBuilder {
     /// Builds the scene at `t = 0`.
     ///
     /// # Errors
-    /// [`KernelError::InvalidOption`] for bad options; errors of the bodies (non-unit or zero
-    /// quaternion, non-finite data) and of the kernel.
+    /// [`KernelError::InvalidParameter`] for options out of range ([`SceneOptions::validate`])
+    /// and for a body whose position, orientation, velocity or angular velocity is not finite
+    /// (naming `body position`, `body orientation`, `body velocity` or `body angular velocity`
+    /// and the first non-finite component); errors of the bodies (zero quaternion) and of the
+    /// kernel.
     pub fn build(self) -> Result<Scene, MechanicsError> {
         let o = &self.options;
-        if o.gravity.iter().any(|g| !g.is_finite()) {
-            return Err(KernelError::NonFinite { what: "gravity" }.into());
+        o.validate()?;
+        for spec in &self.bodies {
+            check_finite("body position", &spec.position)?;
+            let p = spec.orientation;
+            check_finite("body orientation", &[p.w, p.x, p.y, p.z])?;
+            check_finite("body velocity", &spec.velocity)?;
+            check_finite("body angular velocity", &spec.angular_velocity)?;
         }
         let margin = match o.margin {
             Some(m) => m,
@@ -1084,7 +1165,7 @@ impl Scene {
                 let (_, _, mi) = self.shape_at(i);
                 let (_, _, mj) = self.shape_at(j);
                 let material = mi.combine(*mj);
-                let law = NonsmoothLaw::newton_impact_friction(material.restitution, 0.0, material.friction, 3)?;
+                let law = NonsmoothLaw::newton_impact_friction(material.restitution(), 0.0, material.friction(), 3)?;
                 let ds1 = self.bodies[b1].ds;
                 let q1 = self.body_q(b1);
                 let q2 = b2.map(|b| self.body_q(b));

@@ -8,7 +8,7 @@ use nonsmooth_mechanics::scene::{BodySpec, Material, SceneBuilder};
 #[test]
 fn a_dropped_box_comes_to_rest_on_four_contacts() -> Result<(), MechanicsError> {
     let mut b = SceneBuilder::new().with_time_step(1e-3).with_final_time(1.0);
-    b.add_ground(0.0, Material::new(0.5, 0.0)?);
+    b.add_ground(0.0, Material::new(0.5, 0.0)?)?;
     let tilt = Quaternion::from_axis_angle([1.0, 0.3, 0.0], 0.2)?;
     b.add_body(
         BodySpec::new(Shape::cuboid([0.2, 0.1, 0.05])?, 500.0)?.with_position([0.0, 0.0, 0.3]).with_orientation(tilt),
@@ -31,7 +31,7 @@ fn a_dropped_box_comes_to_rest_on_four_contacts() -> Result<(), MechanicsError> 
 fn a_column_of_spheres_rests_in_contact() -> Result<(), MechanicsError> {
     let r = 0.05;
     let mut b = SceneBuilder::new().with_time_step(1e-3).with_final_time(1.0);
-    b.add_ground(0.0, Material::default());
+    b.add_ground(0.0, Material::default())?;
     for k in 0..5 {
         b.add_body(BodySpec::new(Shape::sphere(r)?, 1000.0)?.with_position([0.0, 0.0, r + 2.2 * r * k as f64]));
     }
@@ -84,7 +84,7 @@ fn factored_and_assembled_delassus_give_the_same_motion() -> Result<(), Mechanic
             .with_time_step(1e-3)
             .with_final_time(0.5)
             .with_options(SceneOptions::default().with_final_time(0.5).with_factored_delassus(factored));
-        b.add_ground(0.0, Material::new(0.5, 0.0)?);
+        b.add_ground(0.0, Material::new(0.5, 0.0)?)?;
         let tilt = Quaternion::from_axis_angle([1.0, 0.3, 0.0], 0.2)?;
         b.add_body(
             BodySpec::new(Shape::cuboid([0.2, 0.1, 0.05])?, 500.0)?
@@ -154,12 +154,12 @@ fn contacts_of_a_resting_column_carry_the_weights() -> Result<(), MechanicsError
     let (r, h, g) = (0.05, 1e-3, 9.81);
     let mut b = SceneBuilder::new().with_time_step(h).with_final_time(0.5);
     let wall = b.add_wall([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], Material::default())?;
-    let ground = b.add_ground(0.0, Material::default());
+    let ground = b.add_ground(0.0, Material::default())?;
     b.add_static(
         Shape::cuboid([0.1, 0.1, 0.1])?,
         nonsmooth_mechanics::geometry::Pose::from_translation([2.0, 0.0, 0.1]),
         Material::default(),
-    );
+    )?;
     let sphere = BodySpec::new(Shape::sphere(r)?, 1000.0)?;
     let mass = sphere.mass();
     b.add_body(sphere.with_position([0.0, 0.0, r]));
@@ -209,7 +209,7 @@ fn contacts_of_a_resting_column_carry_the_weights() -> Result<(), MechanicsError
 fn a_sliding_contact_reports_the_slip_velocity() -> Result<(), MechanicsError> {
     let r = 0.05;
     let mut b = SceneBuilder::new().with_time_step(1e-3).with_final_time(0.01);
-    b.add_ground(0.0, Material::new(0.3, 0.0)?);
+    b.add_ground(0.0, Material::new(0.3, 0.0)?)?;
     b.add_body(
         BodySpec::new(Shape::sphere(r)?, 1000.0)?
             .with_position([0.0, 0.0, r])
@@ -260,4 +260,76 @@ fn an_open_box_needs_a_positive_finite_side() {
     builder.add_body(BodySpec::new(Shape::sphere(0.1).unwrap(), 1000.0).unwrap().with_position([0.5, 0.5, 0.5]));
     let scene = builder.build().unwrap();
     assert_eq!(scene.statics().len(), 5, "the ground and four walls");
+}
+
+/// Asserts that `r` is [`KernelError::InvalidParameter`] naming `name` with the value `value`.
+fn assert_refused<T: std::fmt::Debug>(r: Result<T, MechanicsError>, name: &str, value: f64) {
+    use nonsmooth_kernel::KernelError;
+    match r {
+        Err(MechanicsError::Kernel(KernelError::InvalidParameter { name: n, value: v, .. })) => {
+            assert_eq!(n, name);
+            assert!(v.to_bits() == value.to_bits(), "{name}: {v} instead of {value}");
+        }
+        other => panic!("{name} = {value} accepted: {other:?}"),
+    }
+}
+
+/// Materials, statics, bodies and options out of range are refused with their name and value:
+/// nothing reaches the simulation that the laws and the integrator would not accept.
+#[test]
+fn scene_parameters_out_of_range_are_refused_with_their_values() -> Result<(), MechanicsError> {
+    use nonsmooth_mechanics::geometry::Pose;
+    use nonsmooth_mechanics::scene::SceneOptions;
+    for mu in [-0.1, f64::NAN, f64::INFINITY] {
+        assert_refused(Material::new(mu, 0.0), "friction", mu);
+    }
+    for e in [1.5, -1.0, f64::NAN] {
+        assert_refused(Material::new(0.3, e), "restitution", e);
+    }
+    let m = Material::new(0.4, 1.0)?;
+    assert_eq!((m.friction(), m.restitution()), (0.4, 1.0));
+
+    let mut b = SceneBuilder::new();
+    assert_refused(b.add_ground(f64::NAN, m), "ground height", f64::NAN);
+    assert_refused(b.add_wall([0.0, f64::INFINITY, 0.0], [1.0, 0.0, 0.0], m), "wall point", f64::INFINITY);
+    assert_refused(b.add_wall([0.0; 3], [1.0, f64::NAN, 0.0], m), "wall normal", f64::NAN);
+    let mut pose = Pose::from_translation([0.0, 0.0, 1.0]);
+    pose.rotation[1][2] = f64::NEG_INFINITY;
+    assert_refused(b.add_static(Shape::sphere(0.1)?, pose, m), "static pose", f64::NEG_INFINITY);
+    assert!(b.add_ground(-1.0, m).is_ok());
+
+    let sphere = BodySpec::new(Shape::sphere(0.05)?, 1000.0)?;
+    for density in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert!(BodySpec::new(Shape::sphere(0.05)?, density).is_err(), "density {density}");
+    }
+    let with_body = |body: BodySpec| {
+        let mut b = SceneBuilder::new();
+        b.add_body(body);
+        b.build()
+    };
+    assert_refused(with_body(sphere.with_position([0.0, f64::NAN, 0.0])), "body position", f64::NAN);
+    assert_refused(
+        with_body(sphere.with_orientation(Quaternion::new(f64::INFINITY, 0.0, 0.0, 0.0))),
+        "body orientation",
+        f64::INFINITY,
+    );
+    assert_refused(with_body(sphere.with_velocity([f64::NEG_INFINITY, 0.0, 0.0])), "body velocity", f64::NEG_INFINITY);
+    assert_refused(with_body(sphere.with_angular_velocity([0.0, 0.0, f64::NAN])), "body angular velocity", f64::NAN);
+    assert!(with_body(sphere.with_velocity([1.0, 2.0, 3.0])).is_ok());
+
+    let with_options = |options: SceneOptions| SceneBuilder::new().with_options(options).build();
+    let o = SceneOptions::default;
+    for h in [0.0, -1e-3, f64::NAN, f64::INFINITY] {
+        assert_refused(with_options(o().with_time_step(h)), "time step", h);
+    }
+    assert_refused(with_options(o().with_final_time(f64::INFINITY)), "final time", f64::INFINITY);
+    for theta in [-0.1, 1.5, f64::NAN] {
+        assert_refused(with_options(o().with_theta(theta)), "theta", theta);
+    }
+    assert_refused(with_options(o().with_gravity([0.0, 0.0, f64::NAN])), "gravity", f64::NAN);
+    for margin in [-1e-3, f64::NAN, f64::INFINITY] {
+        assert_refused(with_options(o().with_margin(margin)), "margin", margin);
+    }
+    assert!(with_options(o().with_theta(1.0).with_margin(0.0)).is_ok());
+    Ok(())
 }
