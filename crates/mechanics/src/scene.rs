@@ -214,8 +214,14 @@ pub struct SceneOptions {
     /// Newton iteration cap (default: 20).
     pub newton_max_iterations: usize,
     /// What a step does when the one-step problem or the Newton loop does not converge
-    /// (default: [`NonConvergencePolicy::Continue`], reported in the step report).
-    pub on_nonconvergence: NonConvergencePolicy,
+    /// (default: [`SceneNonConvergence::FailAbove`] with the factor
+    /// [`SceneNonConvergence::DEFAULT_FACTOR`], 100: a step whose FC3D residual ends above 100
+    /// times the solver's tolerance, or whose Newton residual ends above 100 times
+    /// [`SceneOptions::newton_tolerance`], stops the scene with
+    /// [`KernelError::NotConverged`] (time, step and the solver's report) or
+    /// [`KernelError::NewtonNotConverged`]; smaller misses go on, each step's report says so
+    /// and [`Scene::unconverged_steps`] counts them).
+    pub on_nonconvergence: SceneNonConvergence,
     /// Order the contacts of the one-step problem from the highest to the lowest along gravity
     /// ([`Nsds::set_priority`]), the sweep order in which Gauss–Seidel passes the weight of a
     /// pile down to its base (default: true).
@@ -239,7 +245,7 @@ impl Default for SceneOptions {
             method: Fc3dMethod::Nsgs(Self::default_nsgs()),
             newton_tolerance: 1e-8,
             newton_max_iterations: 20,
-            on_nonconvergence: NonConvergencePolicy::Continue,
+            on_nonconvergence: SceneNonConvergence::default(),
             order_by_height: true,
             factored_delassus: true,
         }
@@ -296,7 +302,40 @@ impl SceneOptions {
         if !self.newton_tolerance.is_finite() || self.newton_tolerance <= 0.0 {
             return Err(invalid("newton tolerance", self.newton_tolerance, "must be positive and finite"));
         }
+        if let SceneNonConvergence::FailAbove { factor } = self.on_nonconvergence
+            && (!factor.is_finite() || factor < 1.0)
+        {
+            return Err(invalid("non-convergence factor", factor, "must be finite and at least 1"));
+        }
         Ok(())
+    }
+
+    /// The kernel's policy for these options: [`SceneNonConvergence::FailAbove`] becomes
+    /// [`NonConvergencePolicy::FailAbove`] with the bounds `factor` times the FC3D solver's
+    /// tolerance and `factor` times the Newton tolerance.
+    fn kernel_policy(&self) -> Result<NonConvergencePolicy, MechanicsError> {
+        Ok(match self.on_nonconvergence {
+            SceneNonConvergence::Fail => NonConvergencePolicy::Fail,
+            SceneNonConvergence::Continue => NonConvergencePolicy::Continue,
+            SceneNonConvergence::FailAbove { factor } => {
+                let tolerance = match &self.method {
+                    Fc3dMethod::Nsgs(o) => o.tolerance,
+                    Fc3dMethod::NsnAc(o) => o.tolerance,
+                    Fc3dMethod::Prox(o) => o.tolerance,
+                    _ => {
+                        return Err(KernelError::InvalidOption {
+                            name: "on_nonconvergence",
+                            reason: "the scene reads no tolerance of this FC3D method: choose Fail or Continue",
+                        }
+                        .into());
+                    }
+                };
+                NonConvergencePolicy::FailAbove {
+                    residual: factor * tolerance,
+                    newton_residual: factor * self.newton_tolerance,
+                }
+            }
+        })
     }
 
     /// Sets the time step.
@@ -342,7 +381,7 @@ impl SceneOptions {
     }
 
     /// Sets the non-convergence policy.
-    pub fn with_policy(mut self, policy: NonConvergencePolicy) -> Self {
+    pub fn with_policy(mut self, policy: SceneNonConvergence) -> Self {
         self.on_nonconvergence = policy;
         self
     }
@@ -351,6 +390,43 @@ impl SceneOptions {
     pub fn with_order_by_height(mut self, order: bool) -> Self {
         self.order_by_height = order;
         self
+    }
+}
+
+/// What a scene does when a step's one-step problem (FC3D) or Newton loop does not reach its
+/// tolerance ([`SceneOptions::on_nonconvergence`]). A step ends unconverged when the solver
+/// reaches its iteration cap; the residual is Siconos' FC3D error (`fc3d_compute_error`), the one
+/// the solver compares with its tolerance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum SceneNonConvergence {
+    /// Stop when a step ends far from converged: its FC3D residual above `factor` times the
+    /// solver's tolerance ([`KernelError::NotConverged`], naming the time, the step and the
+    /// solver's report), or its Newton residual above `factor` times the Newton tolerance
+    /// ([`KernelError::NewtonNotConverged`]). Smaller misses go on and are counted
+    /// ([`Scene::unconverged_steps`]). `factor ≥ 1`, finite. The default, with
+    /// [`SceneNonConvergence::DEFAULT_FACTOR`].
+    FailAbove {
+        /// How far above the tolerance a step may end and the scene go on.
+        factor: f64,
+    },
+    /// Stop at the first step that does not converge.
+    Fail,
+    /// Go on whatever the residual; the step reports say what happened and
+    /// [`Scene::unconverged_steps`] counts such steps.
+    Continue,
+}
+
+impl SceneNonConvergence {
+    /// The factor of the default policy, 100: a step may end up to 100 times above the
+    /// tolerance (NSGS stagnating just above it at its sweep cap) and the scene go on.
+    pub const DEFAULT_FACTOR: f64 = 100.0;
+}
+
+impl Default for SceneNonConvergence {
+    /// [`SceneNonConvergence::FailAbove`] with [`SceneNonConvergence::DEFAULT_FACTOR`].
+    fn default() -> Self {
+        Self::FailAbove { factor: Self::DEFAULT_FACTOR }
     }
 }
 
@@ -557,7 +633,7 @@ impl SceneBuilder {
             TimeSteppingOptions::default()
                 .with_newton_tolerance(o.newton_tolerance)
                 .with_newton_max_iterations(o.newton_max_iterations)
-                .with_policy(o.on_nonconvergence)
+                .with_policy(o.kernel_policy()?)
                 // Every step's detection updates the contacts, whose outputs the next step then
                 // recomputes: the outputs at the end of a step would be computed for nothing.
                 .with_deferred_outputs(true),
@@ -908,6 +984,12 @@ impl Scene {
     /// Number of steps done.
     pub fn steps_done(&self) -> usize {
         self.sim.steps_done()
+    }
+
+    /// Steps whose one-step problem or Newton loop ended above its tolerance and that the
+    /// scene's policy let go on ([`SceneOptions::on_nonconvergence`]).
+    pub fn unconverged_steps(&self) -> usize {
+        self.sim.nonconverged_steps()
     }
 
     /// The shape of body `i`.

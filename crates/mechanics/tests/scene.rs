@@ -3,7 +3,7 @@
 use nonsmooth_mechanics::MechanicsError;
 use nonsmooth_mechanics::geometry::Shape;
 use nonsmooth_mechanics::lie::Quaternion;
-use nonsmooth_mechanics::scene::{BodySpec, Material, SceneBuilder};
+use nonsmooth_mechanics::scene::{BodySpec, Material, Scene, SceneBuilder};
 
 #[test]
 fn a_dropped_box_comes_to_rest_on_four_contacts() -> Result<(), MechanicsError> {
@@ -331,5 +331,115 @@ fn scene_parameters_out_of_range_are_refused_with_their_values() -> Result<(), M
         assert_refused(with_options(o().with_margin(margin)), "margin", margin);
     }
     assert!(with_options(o().with_theta(1.0).with_margin(0.0)).is_ok());
+    Ok(())
+}
+
+/// A column of five spheres dropped on the ground, NSGS capped at three sweeps so that some
+/// steps end above the tolerance, under `policy`.
+fn capped_column(policy: nonsmooth_mechanics::scene::SceneNonConvergence) -> Result<Scene, MechanicsError> {
+    use nonsmooth_mechanics::scene::SceneOptions;
+    use nonsmooth_numerics::fc::Fc3dMethod;
+    let r = 0.05;
+    let nsgs = SceneOptions::default_nsgs().with_max_iterations(3);
+    let options = SceneOptions::default().with_final_time(0.3).with_method(Fc3dMethod::Nsgs(nsgs)).with_policy(policy);
+    let mut b = SceneBuilder::new().with_options(options);
+    b.add_ground(0.0, Material::default())?;
+    for k in 0..5 {
+        b.add_body(BodySpec::new(Shape::sphere(r)?, 1000.0)?.with_position([0.0, 0.0, r + 2.05 * r * k as f64]));
+    }
+    b.build()
+}
+
+/// The scenes' policy: a step that ends far above the tolerance (more than `factor` times)
+/// stops the scene with its time, its step and the solver's report; smaller misses go on and
+/// are counted by `Scene::unconverged_steps`.
+#[test]
+fn scenes_stop_far_above_the_tolerance_and_count_small_misses() -> Result<(), MechanicsError> {
+    use nonsmooth_kernel::KernelError;
+    use nonsmooth_mechanics::scene::SceneNonConvergence;
+    let tolerance = nonsmooth_mechanics::scene::SceneOptions::default_nsgs().tolerance;
+
+    // The reference run goes on whatever happens.
+    let mut scene = capped_column(SceneNonConvergence::Continue)?;
+    let mut steps = Vec::new();
+    while scene.has_next_step() {
+        let report = scene.step()?.step;
+        assert!(report.newton_converged);
+        steps.push((report.step, report.time, report.osns));
+    }
+    let misses: Vec<_> = steps
+        .iter()
+        .filter_map(|&(step, time, osns)| osns.filter(|o| !o.is_converged()).map(|o| (step, time, o)))
+        .collect();
+    let ratio = |o: &nonsmooth_numerics::SolverReport| o.residual / tolerance;
+    let farthest = misses.iter().map(|(_, _, o)| ratio(o)).fold(0.0, f64::max);
+    println!("{} of {} steps above the tolerance, the farthest {farthest:.1} times", misses.len(), steps.len());
+    assert!(misses.len() >= 2 && misses.iter().all(|(_, _, o)| ratio(o) > 1.0));
+    assert_eq!(scene.unconverged_steps(), misses.len());
+
+    // Small misses: a factor above the farthest lets the run go on, the same run, counted.
+    let mut scene = capped_column(SceneNonConvergence::FailAbove { factor: 2.0 * farthest })?;
+    for (_, _, expected) in &steps {
+        let osns = scene.step()?.step.osns;
+        assert_eq!(osns.map(|o| o.residual.to_bits()), expected.map(|o| o.residual.to_bits()));
+    }
+    assert_eq!(scene.unconverged_steps(), misses.len());
+
+    // Far above: a factor below the farthest stops at the first step beyond it.
+    let factor = 0.5 * (1.0 + farthest);
+    let (step, time, report) = misses.iter().find(|(_, _, o)| ratio(o) > factor).expect("one is beyond");
+    let mut scene = capped_column(SceneNonConvergence::FailAbove { factor })?;
+    let stopped = loop {
+        match scene.step() {
+            Ok(_) => assert!(scene.has_next_step(), "the run ended without stopping"),
+            Err(e) => break e,
+        }
+    };
+    match stopped {
+        MechanicsError::Kernel(KernelError::NotConverged { step: s, time: t, report: r }) => {
+            assert_eq!((s, t.to_bits()), (*step, time.to_bits()));
+            assert_eq!(r.residual.to_bits(), report.residual.to_bits());
+        }
+        other => panic!("expected NotConverged, got {other:?}"),
+    }
+    // Fail stops at the first miss.
+    let mut scene = capped_column(SceneNonConvergence::Fail)?;
+    let first = loop {
+        if let Err(e) = scene.step() {
+            break e;
+        }
+    };
+    assert!(matches!(first, MechanicsError::Kernel(KernelError::NotConverged { step, .. }) if step == misses[0].0));
+
+    // The factor is checked.
+    for factor in [0.5, f64::NAN, f64::INFINITY] {
+        assert_refused(capped_column(SceneNonConvergence::FailAbove { factor }), "non-convergence factor", factor);
+    }
+    Ok(())
+}
+
+/// An impact at −1e200 m/s cannot be solved to the tolerance: under the default policy the
+/// scene stops instead of stepping on.
+#[test]
+fn a_hopeless_impact_stops_the_scene_by_default() -> Result<(), MechanicsError> {
+    let r = 0.05;
+    let mut b = SceneBuilder::new().with_final_time(0.05);
+    b.add_ground(0.0, Material::default())?;
+    b.add_body(
+        BodySpec::new(Shape::sphere(r)?, 1000.0)?.with_position([0.0, 0.0, r]).with_velocity([0.0, 0.0, -1e200]),
+    );
+    let mut scene = b.build()?;
+    let mut outcome = Ok(());
+    while scene.has_next_step() {
+        match scene.step() {
+            Ok(report) => println!("t = {}: {:?}", scene.time(), report.step.osns),
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
+    }
+    println!("{outcome:?} after {} steps", scene.steps_done());
+    assert!(outcome.is_err(), "{} steps went on", scene.steps_done());
     Ok(())
 }

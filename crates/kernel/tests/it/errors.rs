@@ -339,6 +339,51 @@ fn a_one_step_problem_that_does_not_converge_fails_or_is_recorded() -> Result<()
     Ok(())
 }
 
+/// `FailAbove` stops at a one-step problem that ends above its bound, with the time, the step
+/// and the solver's report, and lets smaller misses go on, counted as under `Continue`.
+#[test]
+fn fail_above_stops_only_far_above_the_bound() -> Result<(), KernelError> {
+    let mut reference = resting_stack(NonConvergencePolicy::Continue)?;
+    let mut residuals = Vec::new();
+    for _ in 0..21 {
+        residuals.push(reference.step()?.osns.expect("both contacts are active").residual);
+    }
+    let first = residuals[0];
+    let largest = residuals.iter().fold(0.0f64, |m, r| m.max(*r));
+    assert!(first > 0.0 && largest.is_finite());
+
+    // Far above: the first step stops, naming its time and the solver's residual.
+    let policy = NonConvergencePolicy::FailAbove { residual: 0.5 * first, newton_residual: 1.0 };
+    match resting_stack(policy)?.step() {
+        Err(KernelError::NotConverged { step, time, report }) => {
+            assert_eq!(step, 1);
+            assert!((time - 1e-3).abs() < 1e-15);
+            assert_eq!(report.status, SolverStatus::MaxIterations);
+            assert_eq!(report.residual.to_bits(), first.to_bits());
+        }
+        other => panic!("expected NotConverged, got {other:?}"),
+    }
+
+    // Small misses: the run goes on as under Continue, each counted.
+    let policy = NonConvergencePolicy::FailAbove { residual: 2.0 * largest, newton_residual: 1.0 };
+    let mut sim = resting_stack(policy)?;
+    for r in &residuals {
+        let report = sim.step()?;
+        assert_eq!(report.osns.expect("both contacts are active").residual.to_bits(), r.to_bits());
+    }
+    assert_eq!(sim.nonconverged_steps(), reference.nonconverged_steps());
+    assert!(sim.nonconverged_steps() > 1);
+
+    // The bounds are checked when the simulation is built.
+    for bad in [-1.0, f64::NAN] {
+        let r = resting_stack(NonConvergencePolicy::FailAbove { residual: bad, newton_residual: 1.0 });
+        assert!(matches!(r, Err(KernelError::InvalidParameter { .. })), "{r:?}");
+        let r = resting_stack(NonConvergencePolicy::FailAbove { residual: 1.0, newton_residual: bad });
+        assert!(matches!(r, Err(KernelError::InvalidParameter { .. })), "{r:?}");
+    }
+    Ok(())
+}
+
 #[test]
 fn a_newton_loop_that_does_not_converge_fails_or_is_recorded() -> Result<(), KernelError> {
     // A hardening spring F_int = k q³ (∂F_int/∂q = 3 k q²): one Newton iteration cannot
@@ -361,6 +406,16 @@ fn a_newton_loop_that_does_not_converge_fails_or_is_recorded() -> Result<(), Ker
     let mut sim = build(NonConvergencePolicy::Continue)?;
     let report = sim.step()?;
     assert!(!report.newton_converged && report.newton_iterations == 1, "{report:?}");
+    assert_eq!(sim.nonconverged_steps(), 1);
+
+    // FailAbove: the Newton residual against its own bound.
+    let r =
+        build(NonConvergencePolicy::FailAbove { residual: 1.0, newton_residual: 0.5 * report.newton_residual })?.step();
+    assert!(matches!(r, Err(KernelError::NewtonNotConverged { step: 1, iterations: 1, .. })), "{r:?}");
+    let mut sim =
+        build(NonConvergencePolicy::FailAbove { residual: 1.0, newton_residual: 2.0 * report.newton_residual })?;
+    let again = sim.step()?;
+    assert_eq!(again.newton_residual.to_bits(), report.newton_residual.to_bits());
     assert_eq!(sim.nonconverged_steps(), 1);
     Ok(())
 }
