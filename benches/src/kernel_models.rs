@@ -174,7 +174,7 @@ pub fn diode_bridge() -> Result<(TimeStepping, Vec<DsId>), KernelError> {
     ];
     let b = faer::mat![[0.0, 0.0, -1.0 / c, 1.0 / c], [0.0, 0.0, 0.0, 0.0]];
     let relation = FirstOrderLinearTir::new(c_out, b)?.with_d(d)?;
-    nsds.link_first_order(relation, NonsmoothLaw::Complementarity { size: 4 }, &[ds])?;
+    nsds.link_first_order(relation, NonsmoothLaw::complementarity(4)?, &[ds])?;
     let sim = first_order_simulation(nsds, 1e-6, OneStepNsProblem::lcp_default()?)?;
     Ok((sim, vec![ds]))
 }
@@ -191,7 +191,7 @@ pub fn simple_relay() -> Result<(TimeStepping, Vec<DsId>), KernelError> {
     let ds = nsds.add_first_order_ds(FirstOrderLinearDs::new(vec![1.0, -1.0], faer::Mat::zeros(2, 2))?);
     let relation = FirstOrderLinearTir::new(faer::Mat::identity(2, 2), faer::mat![[2.0, 0.0], [0.0, 2.0]])?
         .with_d(faer::Mat::zeros(2, 2))?;
-    nsds.link_first_order(relation, NonsmoothLaw::Relay { size: 2, lower: -1.0, upper: 1.0 }, &[ds])?;
+    nsds.link_first_order(relation, NonsmoothLaw::relay(2, -1.0, 1.0)?, &[ds])?;
     let method = RelayMethod::from_name("pgs", None, None)
         .ok_or_else(|| KernelError::InvalidModel("no relay solver named \"pgs\"".into()))?;
     let sim = first_order_simulation(nsds, 1e-3, OneStepNsProblem::relay(method)?)?;

@@ -7,7 +7,8 @@
 //! Coulomb friction and Newton impacts, the one-step problem solved by nonsmooth Gauss–Seidel.
 //! A progress bar runs on standard error. In DIR (default `pour_spheres_output`) it writes:
 //! `pour_spheres.pvd` (open it in ParaView: bodies, walls and contacts in time), `history.csv`
-//! (per step: time, kinetic energy, heights, contacts, sweeps, convergence, penetration), and
+//! (per step: time, kinetic energy, heights, contacts, sweeps, convergence, penetration, the
+//! solver's residual), and
 //! `history.svg` (a plot of these quantities); it prints what it computed and where the files
 //! are.
 
@@ -59,6 +60,7 @@ fn main() -> anyhow::Result<()> {
 
     let last = samples.last().context("the run made no step")?;
     let unconverged = samples.iter().filter(|s| !s.converged).count();
+    let worst = samples.iter().filter(|s| !s.converged).map(|s| s.residual).fold(0.0, f64::max);
     let sweeps = samples.iter().map(|s| s.sweeps).sum::<usize>() as f64 / samples.len() as f64;
     let deepest = samples.iter().map(|s| s.penetration).fold(0.0, f64::max);
     println!(
@@ -79,7 +81,8 @@ fn main() -> anyhow::Result<()> {
         last.top
     );
     println!(
-        "solver: {sweeps:.1} NSGS sweeps per step, {unconverged} steps above the tolerance 1e-4; deepest penetration {:.2e} m ({:.1}% of the radius)",
+        "solver: {sweeps:.1} NSGS sweeps per step, {unconverged} steps above the tolerance 1e-4 (the farthest at {worst:.2e}, {:.1} times it); deepest penetration {:.2e} m ({:.1}% of the radius)",
+        worst / 1e-4,
         deepest,
         100.0 * deepest / pour.radius
     );
@@ -91,11 +94,11 @@ fn main() -> anyhow::Result<()> {
 /// Writes the per-step history as CSV with a header naming the columns.
 fn write_history(out: &mut impl std::io::Write, samples: &[PourSample]) -> anyhow::Result<()> {
     let mut w = std::io::BufWriter::new(out);
-    writeln!(w, "t,kinetic_energy,mean_height,top,contacts,sweeps,converged,penetration")?;
+    writeln!(w, "t,kinetic_energy,mean_height,top,contacts,sweeps,converged,penetration,residual")?;
     for s in samples {
         writeln!(
             w,
-            "{:?},{:?},{:?},{:?},{},{},{},{:?}",
+            "{:?},{:?},{:?},{:?},{},{},{},{:?},{:?}",
             s.t,
             s.kinetic_energy,
             s.mean_height,
@@ -103,7 +106,8 @@ fn write_history(out: &mut impl std::io::Write, samples: &[PourSample]) -> anyho
             s.contacts,
             s.sweeps,
             u8::from(s.converged),
-            s.penetration
+            s.penetration,
+            s.residual
         )?;
     }
     w.flush()?;

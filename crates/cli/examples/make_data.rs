@@ -92,8 +92,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut contacts = Vec::new();
     for &id in nsds.active_interactions() {
         let inter = nsds.interaction(id)?;
-        let NonsmoothLaw::NewtonImpactFriction { friction, dimension: 3, .. } = *inter.law() else {
-            return Err(format!("interaction {id:?} is not a 3D frictional contact").into());
+        let friction = match *inter.law() {
+            NonsmoothLaw::NewtonImpactFriction(law) if law.dimension() == 3 => law.friction(),
+            _ => return Err(format!("interaction {id:?} is not a 3D frictional contact").into()),
         };
         let h = inter.jacobian();
         let mut blocks = Vec::new();

@@ -149,6 +149,17 @@ pub enum KernelError {
         /// Why.
         reason: OdeFailureReason,
     },
+    /// A coefficient of the model is out of its range (a law's restitution or friction
+    /// coefficient, a relay bound, a size).
+    #[error("invalid {name} = {value}: {reason}")]
+    InvalidParameter {
+        /// The parameter.
+        name: &'static str,
+        /// The value given.
+        value: f64,
+        /// Why it is refused.
+        reason: &'static str,
+    },
 }
 
 /// Why an ODE integrator failed ([`KernelError::OdeFailure`]).

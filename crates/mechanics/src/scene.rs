@@ -16,7 +16,7 @@
 //! use nonsmooth_mechanics::scene::{BodySpec, Material, SceneBuilder};
 //! # fn main() -> Result<(), nonsmooth_mechanics::MechanicsError> {
 //! let mut builder = SceneBuilder::new().with_time_step(1e-3).with_final_time(1.0);
-//! builder.add_ground(0.0, Material::new(0.3, 0.0)?);
+//! builder.add_ground(0.0, Material::new(0.3, 0.0)?)?;
 //! for k in 0..100 {
 //!     let x = 0.11 * (k % 10) as f64;
 //!     let z = 0.05 + 0.11 * (k / 10) as f64;
@@ -48,28 +48,40 @@ use crate::geometry::{Aabb, BroadPhase, ContactPoint, Pose, Shape, collide};
 use crate::lie::{Mat3, Quaternion, Vec3};
 use crate::output::BodyFrame;
 
-/// Contact coefficients of a surface.
+/// Contact coefficients of a surface: the Coulomb friction coefficient `μ` and the normal
+/// restitution `e` of Siconos' `NewtonImpactFrictionNSL` (Acary & Brogliato 2008, ch. 3), checked
+/// by [`Material::new`] and read by accessors.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Material {
-    /// Coulomb friction coefficient `μ ≥ 0`.
-    pub friction: f64,
-    /// Normal restitution coefficient `e ∈ [0, 1]`.
-    pub restitution: f64,
+    friction: f64,
+    restitution: f64,
 }
 
 impl Material {
-    /// A material.
+    /// A material with friction coefficient `μ ≥ 0` (finite) and normal restitution
+    /// `e ∈ [0, 1]`.
     ///
     /// # Errors
-    /// [`KernelError::InvalidOption`] for `μ < 0`, `e ∉ [0, 1]` or non-finite values.
+    /// [`KernelError::InvalidParameter`] naming `friction` for a negative or non-finite `μ`,
+    /// `restitution` for `e ∉ [0, 1]` or NaN.
     pub fn new(friction: f64, restitution: f64) -> Result<Self, MechanicsError> {
         if !friction.is_finite() || friction < 0.0 {
-            return Err(KernelError::InvalidOption { name: "friction", reason: "must be finite and >= 0" }.into());
+            return Err(invalid("friction", friction, "must be finite and non-negative"));
         }
         if !(0.0..=1.0).contains(&restitution) {
-            return Err(KernelError::InvalidOption { name: "restitution", reason: "must lie in [0, 1]" }.into());
+            return Err(invalid("restitution", restitution, "must lie in [0, 1]"));
         }
         Ok(Self { friction, restitution })
+    }
+
+    /// The Coulomb friction coefficient `μ ≥ 0`.
+    pub fn friction(&self) -> f64 {
+        self.friction
+    }
+
+    /// The normal restitution coefficient `e ∈ [0, 1]`.
+    pub fn restitution(&self) -> f64 {
+        self.restitution
     }
 
     /// The law of a contact between two materials: the means of the coefficients.
@@ -88,6 +100,25 @@ impl Default for Material {
     }
 }
 
+/// The error of a parameter out of its range.
+fn invalid(name: &'static str, value: f64, reason: &'static str) -> MechanicsError {
+    KernelError::InvalidParameter { name, value, reason }.into()
+}
+
+/// Checks that every component of `values` is finite; the error names the first that is not.
+fn check_finite(name: &'static str, values: &[f64]) -> Result<(), MechanicsError> {
+    match values.iter().find(|x| !x.is_finite()) {
+        Some(&value) => Err(invalid(name, value, "must be finite")),
+        None => Ok(()),
+    }
+}
+
+/// Checks that a pose's position and rotation are finite.
+fn check_pose(name: &'static str, pose: &Pose) -> Result<(), MechanicsError> {
+    check_finite(name, &pose.position)?;
+    check_finite(name, pose.rotation.as_flattened())
+}
+
 /// A body to add to a scene: a finite shape of uniform density (mass and inertia from the
 /// shape, [`Shape::mass_properties`]), its initial pose and velocities, its material.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -104,6 +135,9 @@ pub struct BodySpec {
 
 impl BodySpec {
     /// A body of shape `shape` and density `density` at the origin, at rest, default material.
+    /// The mass and the principal inertia follow from the shape and are positive and finite.
+    /// The position, orientation and velocities set by the `with_*` methods are checked finite
+    /// (and the orientation non-zero) by [`SceneBuilder::build`].
     ///
     /// # Errors
     /// [`KernelError::InvalidOption`] for a half-space (use [`SceneBuilder::add_static`]) or a
@@ -180,8 +214,14 @@ pub struct SceneOptions {
     /// Newton iteration cap (default: 20).
     pub newton_max_iterations: usize,
     /// What a step does when the one-step problem or the Newton loop does not converge
-    /// (default: [`NonConvergencePolicy::Continue`], reported in the step report).
-    pub on_nonconvergence: NonConvergencePolicy,
+    /// (default: [`SceneNonConvergence::FailAbove`] with the factor
+    /// [`SceneNonConvergence::DEFAULT_FACTOR`], 100: a step whose FC3D residual ends above 100
+    /// times the solver's tolerance, or whose Newton residual ends above 100 times
+    /// [`SceneOptions::newton_tolerance`], stops the scene with
+    /// [`KernelError::NotConverged`] (time, step and the solver's report) or
+    /// [`KernelError::NewtonNotConverged`]; smaller misses go on, each step's report says so
+    /// and [`Scene::unconverged_steps`] counts them).
+    pub on_nonconvergence: SceneNonConvergence,
     /// Order the contacts of the one-step problem from the highest to the lowest along gravity
     /// ([`Nsds::set_priority`]), the sweep order in which Gauss–Seidel passes the weight of a
     /// pile down to its base (default: true).
@@ -205,7 +245,7 @@ impl Default for SceneOptions {
             method: Fc3dMethod::Nsgs(Self::default_nsgs()),
             newton_tolerance: 1e-8,
             newton_max_iterations: 20,
-            on_nonconvergence: NonConvergencePolicy::Continue,
+            on_nonconvergence: SceneNonConvergence::default(),
             order_by_height: true,
             factored_delassus: true,
         }
@@ -236,6 +276,66 @@ impl SceneOptions {
             .with_anderson_period(2)
             .with_schedule(nonsmooth_numerics::fc::nsgs::NsgsSchedule::Halves)
             .with_error_evaluation(nonsmooth_numerics::fc::nsgs::NsgsErrorEvaluation::LightWithFullFinal)
+    }
+
+    /// Checks the options: `h > 0` finite, `t_end` finite, `θ ∈ [0, 1]`, gravity finite, a
+    /// margin (when given) finite and `≥ 0`, a Newton tolerance `> 0` finite. [`SceneBuilder::build`]
+    /// calls it; the solver's own options are checked when its solver is built.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] naming the option (`time step`, `final time`, `theta`,
+    /// `gravity`, `margin`, `newton tolerance`) and its value.
+    pub fn validate(&self) -> Result<(), MechanicsError> {
+        if !self.h.is_finite() || self.h <= 0.0 {
+            return Err(invalid("time step", self.h, "must be positive and finite"));
+        }
+        check_finite("final time", &[self.t_end])?;
+        if !(0.0..=1.0).contains(&self.theta) {
+            return Err(invalid("theta", self.theta, "must lie in [0, 1]"));
+        }
+        check_finite("gravity", &self.gravity)?;
+        if let Some(margin) = self.margin
+            && (!margin.is_finite() || margin < 0.0)
+        {
+            return Err(invalid("margin", margin, "must be finite and non-negative"));
+        }
+        if !self.newton_tolerance.is_finite() || self.newton_tolerance <= 0.0 {
+            return Err(invalid("newton tolerance", self.newton_tolerance, "must be positive and finite"));
+        }
+        if let SceneNonConvergence::FailAbove { factor } = self.on_nonconvergence
+            && (!factor.is_finite() || factor < 1.0)
+        {
+            return Err(invalid("non-convergence factor", factor, "must be finite and at least 1"));
+        }
+        Ok(())
+    }
+
+    /// The kernel's policy for these options: [`SceneNonConvergence::FailAbove`] becomes
+    /// [`NonConvergencePolicy::FailAbove`] with the bounds `factor` times the FC3D solver's
+    /// tolerance and `factor` times the Newton tolerance.
+    fn kernel_policy(&self) -> Result<NonConvergencePolicy, MechanicsError> {
+        Ok(match self.on_nonconvergence {
+            SceneNonConvergence::Fail => NonConvergencePolicy::Fail,
+            SceneNonConvergence::Continue => NonConvergencePolicy::Continue,
+            SceneNonConvergence::FailAbove { factor } => {
+                let tolerance = match &self.method {
+                    Fc3dMethod::Nsgs(o) => o.tolerance,
+                    Fc3dMethod::NsnAc(o) => o.tolerance,
+                    Fc3dMethod::Prox(o) => o.tolerance,
+                    _ => {
+                        return Err(KernelError::InvalidOption {
+                            name: "on_nonconvergence",
+                            reason: "the scene reads no tolerance of this FC3D method: choose Fail or Continue",
+                        }
+                        .into());
+                    }
+                };
+                NonConvergencePolicy::FailAbove {
+                    residual: factor * tolerance,
+                    newton_residual: factor * self.newton_tolerance,
+                }
+            }
+        })
     }
 
     /// Sets the time step.
@@ -281,7 +381,7 @@ impl SceneOptions {
     }
 
     /// Sets the non-convergence policy.
-    pub fn with_policy(mut self, policy: NonConvergencePolicy) -> Self {
+    pub fn with_policy(mut self, policy: SceneNonConvergence) -> Self {
         self.on_nonconvergence = policy;
         self
     }
@@ -290,6 +390,43 @@ impl SceneOptions {
     pub fn with_order_by_height(mut self, order: bool) -> Self {
         self.order_by_height = order;
         self
+    }
+}
+
+/// What a scene does when a step's one-step problem (FC3D) or Newton loop does not reach its
+/// tolerance ([`SceneOptions::on_nonconvergence`]). A step ends unconverged when the solver
+/// reaches its iteration cap; the residual is Siconos' FC3D error (`fc3d_compute_error`), the one
+/// the solver compares with its tolerance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum SceneNonConvergence {
+    /// Stop when a step ends far from converged: its FC3D residual above `factor` times the
+    /// solver's tolerance ([`KernelError::NotConverged`], naming the time, the step and the
+    /// solver's report), or its Newton residual above `factor` times the Newton tolerance
+    /// ([`KernelError::NewtonNotConverged`]). Smaller misses go on and are counted
+    /// ([`Scene::unconverged_steps`]). `factor ≥ 1`, finite. The default, with
+    /// [`SceneNonConvergence::DEFAULT_FACTOR`].
+    FailAbove {
+        /// How far above the tolerance a step may end and the scene go on.
+        factor: f64,
+    },
+    /// Stop at the first step that does not converge.
+    Fail,
+    /// Go on whatever the residual; the step reports say what happened and
+    /// [`Scene::unconverged_steps`] counts such steps.
+    Continue,
+}
+
+impl SceneNonConvergence {
+    /// The factor of the default policy, 100: a step may end up to 100 times above the
+    /// tolerance (NSGS stagnating just above it at its sweep cap) and the scene go on.
+    pub const DEFAULT_FACTOR: f64 = 100.0;
+}
+
+impl Default for SceneNonConvergence {
+    /// [`SceneNonConvergence::FailAbove`] with [`SceneNonConvergence::DEFAULT_FACTOR`].
+    fn default() -> Self {
+        Self::FailAbove { factor: Self::DEFAULT_FACTOR }
     }
 }
 
@@ -366,21 +503,28 @@ impl SceneBuilder {
     }
 
     /// Adds the ground: the half-space `z ≤ height`; returns its index in [`Scene::statics`].
-    pub fn add_ground(&mut self, height: f64, material: Material) -> usize {
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] naming `ground height` when `height` is not finite.
+    pub fn add_ground(&mut self, height: f64, material: Material) -> Result<usize, MechanicsError> {
+        check_finite("ground height", &[height])?;
         self.statics.push(StaticShape {
             shape: Shape::HalfSpace,
             pose: Pose::from_translation([0.0, 0.0, height]),
             material,
         });
-        self.statics.len() - 1
+        Ok(self.statics.len() - 1)
     }
 
     /// Adds a wall: the half-space behind the plane through `point` with outward normal
     /// `normal` (the side the bodies are on); returns its index in [`Scene::statics`].
     ///
     /// # Errors
-    /// [`KernelError::InvalidOption`] for a zero normal.
+    /// [`KernelError::InvalidParameter`] naming `wall point` or `wall normal` for a non-finite
+    /// component; [`KernelError::InvalidOption`] for a zero normal.
     pub fn add_wall(&mut self, point: Vec3, normal: Vec3, material: Material) -> Result<usize, MechanicsError> {
+        check_finite("wall point", &point)?;
+        check_finite("wall normal", &normal)?;
         let pose = pose_with_normal(point, normal)?;
         self.statics.push(StaticShape { shape: Shape::HalfSpace, pose, material });
         Ok(self.statics.len() - 1)
@@ -396,7 +540,7 @@ impl SceneBuilder {
         if !(side.is_finite() && side > 0.0) {
             return Err(KernelError::InvalidOption { name: "side", reason: "must be a positive finite length" }.into());
         }
-        let ground = self.add_ground(0.0, material);
+        let ground = self.add_ground(0.0, material)?;
         self.add_wall([0.0, 0.0, 0.0], [1.0, 0.0, 0.0], material)?;
         self.add_wall([side, 0.0, 0.0], [-1.0, 0.0, 0.0], material)?;
         self.add_wall([0.0, 0.0, 0.0], [0.0, 1.0, 0.0], material)?;
@@ -405,9 +549,14 @@ impl SceneBuilder {
     }
 
     /// Adds a static shape (any shape) at `pose`; returns its index in [`Scene::statics`].
-    pub fn add_static(&mut self, shape: Shape, pose: Pose, material: Material) -> usize {
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidParameter`] naming `static pose` for a non-finite position or
+    /// rotation.
+    pub fn add_static(&mut self, shape: Shape, pose: Pose, material: Material) -> Result<usize, MechanicsError> {
+        check_pose("static pose", &pose)?;
         self.statics.push(StaticShape { shape, pose, material });
-        self.statics.len() - 1
+        Ok(self.statics.len() - 1)
     }
 
     /// The bodies added so far.
@@ -418,12 +567,20 @@ impl SceneBuilder {
     /// Builds the scene at `t = 0`.
     ///
     /// # Errors
-    /// [`KernelError::InvalidOption`] for bad options; errors of the bodies (non-unit or zero
-    /// quaternion, non-finite data) and of the kernel.
+    /// [`KernelError::InvalidParameter`] for options out of range ([`SceneOptions::validate`])
+    /// and for a body whose position, orientation, velocity or angular velocity is not finite
+    /// (naming `body position`, `body orientation`, `body velocity` or `body angular velocity`
+    /// and the first non-finite component); errors of the bodies (zero quaternion) and of the
+    /// kernel.
     pub fn build(self) -> Result<Scene, MechanicsError> {
         let o = &self.options;
-        if o.gravity.iter().any(|g| !g.is_finite()) {
-            return Err(KernelError::NonFinite { what: "gravity" }.into());
+        o.validate()?;
+        for spec in &self.bodies {
+            check_finite("body position", &spec.position)?;
+            let p = spec.orientation;
+            check_finite("body orientation", &[p.w, p.x, p.y, p.z])?;
+            check_finite("body velocity", &spec.velocity)?;
+            check_finite("body angular velocity", &spec.angular_velocity)?;
         }
         let margin = match o.margin {
             Some(m) => m,
@@ -476,7 +633,7 @@ impl SceneBuilder {
             TimeSteppingOptions::default()
                 .with_newton_tolerance(o.newton_tolerance)
                 .with_newton_max_iterations(o.newton_max_iterations)
-                .with_policy(o.on_nonconvergence)
+                .with_policy(o.kernel_policy()?)
                 // Every step's detection updates the contacts, whose outputs the next step then
                 // recomputes: the outputs at the end of a step would be computed for nothing.
                 .with_deferred_outputs(true),
@@ -829,6 +986,12 @@ impl Scene {
         self.sim.steps_done()
     }
 
+    /// Steps whose one-step problem or Newton loop ended above its tolerance and that the
+    /// scene's policy let go on ([`SceneOptions::on_nonconvergence`]).
+    pub fn unconverged_steps(&self) -> usize {
+        self.sim.nonconverged_steps()
+    }
+
     /// The shape of body `i`.
     ///
     /// # Errors
@@ -1084,7 +1247,7 @@ impl Scene {
                 let (_, _, mi) = self.shape_at(i);
                 let (_, _, mj) = self.shape_at(j);
                 let material = mi.combine(*mj);
-                let law = NonsmoothLaw::newton_impact_friction(material.restitution, 0.0, material.friction, 3)?;
+                let law = NonsmoothLaw::newton_impact_friction(material.restitution(), 0.0, material.friction(), 3)?;
                 let ds1 = self.bodies[b1].ds;
                 let q1 = self.body_q(b1);
                 let q2 = b2.map(|b| self.body_q(b));

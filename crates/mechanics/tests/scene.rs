@@ -3,12 +3,12 @@
 use nonsmooth_mechanics::MechanicsError;
 use nonsmooth_mechanics::geometry::Shape;
 use nonsmooth_mechanics::lie::Quaternion;
-use nonsmooth_mechanics::scene::{BodySpec, Material, SceneBuilder};
+use nonsmooth_mechanics::scene::{BodySpec, Material, Scene, SceneBuilder};
 
 #[test]
 fn a_dropped_box_comes_to_rest_on_four_contacts() -> Result<(), MechanicsError> {
     let mut b = SceneBuilder::new().with_time_step(1e-3).with_final_time(1.0);
-    b.add_ground(0.0, Material::new(0.5, 0.0)?);
+    b.add_ground(0.0, Material::new(0.5, 0.0)?)?;
     let tilt = Quaternion::from_axis_angle([1.0, 0.3, 0.0], 0.2)?;
     b.add_body(
         BodySpec::new(Shape::cuboid([0.2, 0.1, 0.05])?, 500.0)?.with_position([0.0, 0.0, 0.3]).with_orientation(tilt),
@@ -31,7 +31,7 @@ fn a_dropped_box_comes_to_rest_on_four_contacts() -> Result<(), MechanicsError> 
 fn a_column_of_spheres_rests_in_contact() -> Result<(), MechanicsError> {
     let r = 0.05;
     let mut b = SceneBuilder::new().with_time_step(1e-3).with_final_time(1.0);
-    b.add_ground(0.0, Material::default());
+    b.add_ground(0.0, Material::default())?;
     for k in 0..5 {
         b.add_body(BodySpec::new(Shape::sphere(r)?, 1000.0)?.with_position([0.0, 0.0, r + 2.2 * r * k as f64]));
     }
@@ -84,7 +84,7 @@ fn factored_and_assembled_delassus_give_the_same_motion() -> Result<(), Mechanic
             .with_time_step(1e-3)
             .with_final_time(0.5)
             .with_options(SceneOptions::default().with_final_time(0.5).with_factored_delassus(factored));
-        b.add_ground(0.0, Material::new(0.5, 0.0)?);
+        b.add_ground(0.0, Material::new(0.5, 0.0)?)?;
         let tilt = Quaternion::from_axis_angle([1.0, 0.3, 0.0], 0.2)?;
         b.add_body(
             BodySpec::new(Shape::cuboid([0.2, 0.1, 0.05])?, 500.0)?
@@ -154,12 +154,12 @@ fn contacts_of_a_resting_column_carry_the_weights() -> Result<(), MechanicsError
     let (r, h, g) = (0.05, 1e-3, 9.81);
     let mut b = SceneBuilder::new().with_time_step(h).with_final_time(0.5);
     let wall = b.add_wall([-1.0, 0.0, 0.0], [1.0, 0.0, 0.0], Material::default())?;
-    let ground = b.add_ground(0.0, Material::default());
+    let ground = b.add_ground(0.0, Material::default())?;
     b.add_static(
         Shape::cuboid([0.1, 0.1, 0.1])?,
         nonsmooth_mechanics::geometry::Pose::from_translation([2.0, 0.0, 0.1]),
         Material::default(),
-    );
+    )?;
     let sphere = BodySpec::new(Shape::sphere(r)?, 1000.0)?;
     let mass = sphere.mass();
     b.add_body(sphere.with_position([0.0, 0.0, r]));
@@ -209,7 +209,7 @@ fn contacts_of_a_resting_column_carry_the_weights() -> Result<(), MechanicsError
 fn a_sliding_contact_reports_the_slip_velocity() -> Result<(), MechanicsError> {
     let r = 0.05;
     let mut b = SceneBuilder::new().with_time_step(1e-3).with_final_time(0.01);
-    b.add_ground(0.0, Material::new(0.3, 0.0)?);
+    b.add_ground(0.0, Material::new(0.3, 0.0)?)?;
     b.add_body(
         BodySpec::new(Shape::sphere(r)?, 1000.0)?
             .with_position([0.0, 0.0, r])
@@ -260,4 +260,186 @@ fn an_open_box_needs_a_positive_finite_side() {
     builder.add_body(BodySpec::new(Shape::sphere(0.1).unwrap(), 1000.0).unwrap().with_position([0.5, 0.5, 0.5]));
     let scene = builder.build().unwrap();
     assert_eq!(scene.statics().len(), 5, "the ground and four walls");
+}
+
+/// Asserts that `r` is [`KernelError::InvalidParameter`] naming `name` with the value `value`.
+fn assert_refused<T: std::fmt::Debug>(r: Result<T, MechanicsError>, name: &str, value: f64) {
+    use nonsmooth_kernel::KernelError;
+    match r {
+        Err(MechanicsError::Kernel(KernelError::InvalidParameter { name: n, value: v, .. })) => {
+            assert_eq!(n, name);
+            assert!(v.to_bits() == value.to_bits(), "{name}: {v} instead of {value}");
+        }
+        other => panic!("{name} = {value} accepted: {other:?}"),
+    }
+}
+
+/// Materials, statics, bodies and options out of range are refused with their name and value:
+/// nothing reaches the simulation that the laws and the integrator would not accept.
+#[test]
+fn scene_parameters_out_of_range_are_refused_with_their_values() -> Result<(), MechanicsError> {
+    use nonsmooth_mechanics::geometry::Pose;
+    use nonsmooth_mechanics::scene::SceneOptions;
+    for mu in [-0.1, f64::NAN, f64::INFINITY] {
+        assert_refused(Material::new(mu, 0.0), "friction", mu);
+    }
+    for e in [1.5, -1.0, f64::NAN] {
+        assert_refused(Material::new(0.3, e), "restitution", e);
+    }
+    let m = Material::new(0.4, 1.0)?;
+    assert_eq!((m.friction(), m.restitution()), (0.4, 1.0));
+
+    let mut b = SceneBuilder::new();
+    assert_refused(b.add_ground(f64::NAN, m), "ground height", f64::NAN);
+    assert_refused(b.add_wall([0.0, f64::INFINITY, 0.0], [1.0, 0.0, 0.0], m), "wall point", f64::INFINITY);
+    assert_refused(b.add_wall([0.0; 3], [1.0, f64::NAN, 0.0], m), "wall normal", f64::NAN);
+    let mut pose = Pose::from_translation([0.0, 0.0, 1.0]);
+    pose.rotation[1][2] = f64::NEG_INFINITY;
+    assert_refused(b.add_static(Shape::sphere(0.1)?, pose, m), "static pose", f64::NEG_INFINITY);
+    assert!(b.add_ground(-1.0, m).is_ok());
+
+    let sphere = BodySpec::new(Shape::sphere(0.05)?, 1000.0)?;
+    for density in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+        assert!(BodySpec::new(Shape::sphere(0.05)?, density).is_err(), "density {density}");
+    }
+    let with_body = |body: BodySpec| {
+        let mut b = SceneBuilder::new();
+        b.add_body(body);
+        b.build()
+    };
+    assert_refused(with_body(sphere.with_position([0.0, f64::NAN, 0.0])), "body position", f64::NAN);
+    assert_refused(
+        with_body(sphere.with_orientation(Quaternion::new(f64::INFINITY, 0.0, 0.0, 0.0))),
+        "body orientation",
+        f64::INFINITY,
+    );
+    assert_refused(with_body(sphere.with_velocity([f64::NEG_INFINITY, 0.0, 0.0])), "body velocity", f64::NEG_INFINITY);
+    assert_refused(with_body(sphere.with_angular_velocity([0.0, 0.0, f64::NAN])), "body angular velocity", f64::NAN);
+    assert!(with_body(sphere.with_velocity([1.0, 2.0, 3.0])).is_ok());
+
+    let with_options = |options: SceneOptions| SceneBuilder::new().with_options(options).build();
+    let o = SceneOptions::default;
+    for h in [0.0, -1e-3, f64::NAN, f64::INFINITY] {
+        assert_refused(with_options(o().with_time_step(h)), "time step", h);
+    }
+    assert_refused(with_options(o().with_final_time(f64::INFINITY)), "final time", f64::INFINITY);
+    for theta in [-0.1, 1.5, f64::NAN] {
+        assert_refused(with_options(o().with_theta(theta)), "theta", theta);
+    }
+    assert_refused(with_options(o().with_gravity([0.0, 0.0, f64::NAN])), "gravity", f64::NAN);
+    for margin in [-1e-3, f64::NAN, f64::INFINITY] {
+        assert_refused(with_options(o().with_margin(margin)), "margin", margin);
+    }
+    assert!(with_options(o().with_theta(1.0).with_margin(0.0)).is_ok());
+    Ok(())
+}
+
+/// A column of five spheres dropped on the ground, NSGS capped at three sweeps so that some
+/// steps end above the tolerance, under `policy`.
+fn capped_column(policy: nonsmooth_mechanics::scene::SceneNonConvergence) -> Result<Scene, MechanicsError> {
+    use nonsmooth_mechanics::scene::SceneOptions;
+    use nonsmooth_numerics::fc::Fc3dMethod;
+    let r = 0.05;
+    let nsgs = SceneOptions::default_nsgs().with_max_iterations(3);
+    let options = SceneOptions::default().with_final_time(0.3).with_method(Fc3dMethod::Nsgs(nsgs)).with_policy(policy);
+    let mut b = SceneBuilder::new().with_options(options);
+    b.add_ground(0.0, Material::default())?;
+    for k in 0..5 {
+        b.add_body(BodySpec::new(Shape::sphere(r)?, 1000.0)?.with_position([0.0, 0.0, r + 2.05 * r * k as f64]));
+    }
+    b.build()
+}
+
+/// The scenes' policy: a step that ends far above the tolerance (more than `factor` times)
+/// stops the scene with its time, its step and the solver's report; smaller misses go on and
+/// are counted by `Scene::unconverged_steps`.
+#[test]
+fn scenes_stop_far_above_the_tolerance_and_count_small_misses() -> Result<(), MechanicsError> {
+    use nonsmooth_kernel::KernelError;
+    use nonsmooth_mechanics::scene::SceneNonConvergence;
+    let tolerance = nonsmooth_mechanics::scene::SceneOptions::default_nsgs().tolerance;
+
+    // The reference run goes on whatever happens.
+    let mut scene = capped_column(SceneNonConvergence::Continue)?;
+    let mut steps = Vec::new();
+    while scene.has_next_step() {
+        let report = scene.step()?.step;
+        assert!(report.newton_converged);
+        steps.push((report.step, report.time, report.osns));
+    }
+    let misses: Vec<_> = steps
+        .iter()
+        .filter_map(|&(step, time, osns)| osns.filter(|o| !o.is_converged()).map(|o| (step, time, o)))
+        .collect();
+    let ratio = |o: &nonsmooth_numerics::SolverReport| o.residual / tolerance;
+    let farthest = misses.iter().map(|(_, _, o)| ratio(o)).fold(0.0, f64::max);
+    println!("{} of {} steps above the tolerance, the farthest {farthest:.1} times", misses.len(), steps.len());
+    assert!(misses.len() >= 2 && misses.iter().all(|(_, _, o)| ratio(o) > 1.0));
+    assert_eq!(scene.unconverged_steps(), misses.len());
+
+    // Small misses: a factor above the farthest lets the run go on, the same run, counted.
+    let mut scene = capped_column(SceneNonConvergence::FailAbove { factor: 2.0 * farthest })?;
+    for (_, _, expected) in &steps {
+        let osns = scene.step()?.step.osns;
+        assert_eq!(osns.map(|o| o.residual.to_bits()), expected.map(|o| o.residual.to_bits()));
+    }
+    assert_eq!(scene.unconverged_steps(), misses.len());
+
+    // Far above: a factor below the farthest stops at the first step beyond it.
+    let factor = 0.5 * (1.0 + farthest);
+    let (step, time, report) = misses.iter().find(|(_, _, o)| ratio(o) > factor).expect("one is beyond");
+    let mut scene = capped_column(SceneNonConvergence::FailAbove { factor })?;
+    let stopped = loop {
+        match scene.step() {
+            Ok(_) => assert!(scene.has_next_step(), "the run ended without stopping"),
+            Err(e) => break e,
+        }
+    };
+    match stopped {
+        MechanicsError::Kernel(KernelError::NotConverged { step: s, time: t, report: r }) => {
+            assert_eq!((s, t.to_bits()), (*step, time.to_bits()));
+            assert_eq!(r.residual.to_bits(), report.residual.to_bits());
+        }
+        other => panic!("expected NotConverged, got {other:?}"),
+    }
+    // Fail stops at the first miss.
+    let mut scene = capped_column(SceneNonConvergence::Fail)?;
+    let first = loop {
+        if let Err(e) = scene.step() {
+            break e;
+        }
+    };
+    assert!(matches!(first, MechanicsError::Kernel(KernelError::NotConverged { step, .. }) if step == misses[0].0));
+
+    // The factor is checked.
+    for factor in [0.5, f64::NAN, f64::INFINITY] {
+        assert_refused(capped_column(SceneNonConvergence::FailAbove { factor }), "non-convergence factor", factor);
+    }
+    Ok(())
+}
+
+/// An impact at −1e200 m/s cannot be solved to the tolerance: under the default policy the
+/// scene stops instead of stepping on.
+#[test]
+fn a_hopeless_impact_stops_the_scene_by_default() -> Result<(), MechanicsError> {
+    let r = 0.05;
+    let mut b = SceneBuilder::new().with_final_time(0.05);
+    b.add_ground(0.0, Material::default())?;
+    b.add_body(
+        BodySpec::new(Shape::sphere(r)?, 1000.0)?.with_position([0.0, 0.0, r]).with_velocity([0.0, 0.0, -1e200]),
+    );
+    let mut scene = b.build()?;
+    let mut outcome = Ok(());
+    while scene.has_next_step() {
+        match scene.step() {
+            Ok(report) => println!("t = {}: {:?}", scene.time(), report.step.osns),
+            Err(e) => {
+                outcome = Err(e);
+                break;
+            }
+        }
+    }
+    println!("{outcome:?} after {} steps", scene.steps_done());
+    assert!(outcome.is_err(), "{} steps went on", scene.steps_done());
+    Ok(())
 }

@@ -17,9 +17,9 @@ fn small_scene() -> Result<Scene, MechanicsError> {
     let r = 0.05;
     let mut b = SceneBuilder::new().with_time_step(1e-3).with_final_time(0.3);
     let material = Material::new(0.4, 0.0)?;
-    b.add_ground(0.0, material);
+    b.add_ground(0.0, material)?;
     b.add_wall([-0.2, 0.0, 0.0], [1.0, 0.0, 0.0], material)?;
-    b.add_static(Shape::cuboid([0.05, 0.05, 0.05])?, Pose::from_translation([0.5, 0.0, 0.05]), material);
+    b.add_static(Shape::cuboid([0.05, 0.05, 0.05])?, Pose::from_translation([0.5, 0.0, 0.05]), material)?;
     let sphere = BodySpec::new(Shape::sphere(r)?, 1000.0)?.with_material(material);
     b.add_body(sphere.with_position([0.0, 0.0, r]));
     b.add_body(sphere.with_position([0.0, 0.0, 3.2 * r]).with_velocity([0.1, 0.0, 0.0]));

@@ -92,7 +92,7 @@
 //! let r = 0.05;
 //! let material = Material::new(0.5, 0.0)?; // μ = 0.5, e = 0: inelastic impacts
 //! let mut builder = SceneBuilder::new().with_time_step(1e-3).with_final_time(0.5);
-//! builder.add_ground(0.0, material);
+//! builder.add_ground(0.0, material)?;
 //! // The box's walls, 2.1 r from its axis: normals point inwards, towards the spheres.
 //! for (point, normal) in [
 //!     ([2.1 * r, 0.0, 0.0], [-1.0, 0.0, 0.0]),

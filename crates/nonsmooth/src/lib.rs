@@ -124,5 +124,5 @@ pub mod prelude {
     pub use nonsmooth_mechanics::body::NewtonEulerDs;
     pub use nonsmooth_mechanics::geometry::{Pose, Shape};
     pub use nonsmooth_mechanics::lie::{Quaternion, Vec3};
-    pub use nonsmooth_mechanics::scene::{BodySpec, Material, Scene, SceneBuilder, SceneOptions};
+    pub use nonsmooth_mechanics::scene::{BodySpec, Material, Scene, SceneBuilder, SceneNonConvergence, SceneOptions};
 }

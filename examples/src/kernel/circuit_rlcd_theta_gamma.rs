@@ -84,7 +84,7 @@ pub fn simulate(theta: f64, gamma: f64) -> Result<Trajectory, KernelError> {
     let mut nsds = Nsds::new();
     let ds = nsds.add_first_order_ds(FirstOrderLinearTids::new(vec![V0, 0.0], a)?);
     let relation = FirstOrderLinearTir::new(faer::mat![[0.0, 1.0]], faer::mat![[0.0], [1.0 / L]])?;
-    let diode = nsds.link_first_order(relation, NonsmoothLaw::Complementarity { size: 1 }, &[ds])?;
+    let diode = nsds.link_first_order(relation, NonsmoothLaw::complementarity(1)?, &[ds])?;
     let options = EulerMoreauOptions::default().with_theta(theta).with_gamma(gamma).with_gamma_for_relation(true);
     let mut sim = TimeStepping::new(
         nsds,

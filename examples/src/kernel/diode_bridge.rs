@@ -61,7 +61,7 @@ pub fn add_circuit(nsds: &mut Nsds) -> Result<(DsId, InteractionId), KernelError
     ];
     let b = faer::mat![[0.0, 0.0, -1.0 / C, 1.0 / C], [0.0, 0.0, 0.0, 0.0]];
     let relation = FirstOrderLinearTir::new(c, b)?.with_d(d)?;
-    let diodes = nsds.link_first_order(relation, NonsmoothLaw::Complementarity { size: 4 }, &[ds])?;
+    let diodes = nsds.link_first_order(relation, NonsmoothLaw::complementarity(4)?, &[ds])?;
     Ok((ds, diodes))
 }
 

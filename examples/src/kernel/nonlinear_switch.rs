@@ -179,7 +179,7 @@ pub fn simulate(h: f64) -> Result<SwitchRun, KernelError> {
         },
         |_t, _l, bm| bm[(0, 0)] = 1.0 / L,
     )?;
-    let law = NonsmoothLaw::MixedComplementarity { equalities: 1, complementarities: 1 };
+    let law = NonsmoothLaw::mixed_complementarity(1, 1)?;
     let inter = nsds.link_first_order(relation, law, &[ds])?;
     let method = MlcpMethod::from_name("enum", Some(MLCP_TOLERANCE), None).expect("a known MLCP solver");
     let steps = (T_END / h).round() as usize;

@@ -30,7 +30,7 @@ pub fn build() -> Result<(TimeStepping, DsId, InteractionId), KernelError> {
     let ds = nsds.add_first_order_ds(ds);
     let relation = FirstOrderLinearTir::new(faer::Mat::identity(2, 2), faer::mat![[2.0, 0.0], [0.0, 2.0]])?
         .with_d(faer::Mat::zeros(2, 2))?;
-    let relay = nsds.link_first_order(relation, NonsmoothLaw::Relay { size: 2, lower: -1.0, upper: 1.0 }, &[ds])?;
+    let relay = nsds.link_first_order(relation, NonsmoothLaw::relay(2, -1.0, 1.0)?, &[ds])?;
     let method = RelayMethod::from_name("pgs", None, None).expect("a known relay solver");
     let sim = TimeStepping::new(
         nsds,

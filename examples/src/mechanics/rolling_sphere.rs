@@ -53,7 +53,7 @@ impl RollingSphere {
     pub fn build(&self) -> Result<Scene, MechanicsError> {
         let material = Material::new(self.mu, 0.0)?;
         let mut b = SceneBuilder::new().with_time_step(self.h).with_final_time(self.t_end);
-        b.add_ground(0.0, material);
+        b.add_ground(0.0, material)?;
         b.add_body(
             BodySpec::new(Shape::sphere(self.radius)?, 1000.0)?
                 .with_position([0.0, 0.0, self.radius])

@@ -18,6 +18,9 @@ pub use first_order_relation::{
     FirstOrderType1R, FirstOrderType2R,
 };
 pub use interaction::{Interaction, Relation};
-pub use law::NonsmoothLaw;
+pub use law::{
+    ComplementarityNsl, EqualityNsl, MixedComplementarityNsl, NewtonImpactFrictionNsl, NewtonImpactNsl, NonsmoothLaw,
+    RelayNsl,
+};
 pub use nsds::{DsId, DynamicalSystem, InteractionId, Nsds};
 pub use relation::{LagrangianLinearTir, LagrangianRelation, LagrangianRheonomousR, LagrangianScleronomousR};

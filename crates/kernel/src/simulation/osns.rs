@@ -243,8 +243,10 @@ impl OneStepProblem for OneStepNsProblem {
                     | (OsnsKind::Mlcp, NonsmoothLaw::NewtonImpact { .. } | NonsmoothLaw::Equality { .. }, false)
             ) || matches!(
                 (self.kind, law, first),
-                (OsnsKind::FrictionContact2d, NonsmoothLaw::NewtonImpactFriction { dimension: 2, .. }, false)
-                    | (OsnsKind::FrictionContact3d, NonsmoothLaw::NewtonImpactFriction { dimension: 3, .. }, false)
+                (OsnsKind::FrictionContact2d, NonsmoothLaw::NewtonImpactFriction(f), false) if f.dimension() == 2
+            ) || matches!(
+                (self.kind, law, first),
+                (OsnsKind::FrictionContact3d, NonsmoothLaw::NewtonImpactFriction(f), false) if f.dimension() == 3
             );
             if !ok {
                 return Err(KernelError::InvalidModel(format!(
@@ -941,9 +943,9 @@ fn push_body_inverse(
 /// and a frictional one at position level or with a positive restitution coefficient.
 fn law_reads_memory(law: NonsmoothLaw, level: MechanicalLevel) -> bool {
     match law {
-        NonsmoothLaw::NewtonImpact { .. } => true,
-        NonsmoothLaw::NewtonImpactFriction { normal_restitution, tangential_restitution, .. } => {
-            level == MechanicalLevel::Position || normal_restitution > 0.0 || tangential_restitution > 0.0
+        NonsmoothLaw::NewtonImpact(_) => true,
+        NonsmoothLaw::NewtonImpactFriction(law) => {
+            level == MechanicalLevel::Position || law.normal_restitution() > 0.0 || law.tangential_restitution() > 0.0
         }
         _ => false,
     }
@@ -956,13 +958,15 @@ fn law_reads_memory(law: NonsmoothLaw, level: MechanicalLevel) -> bool {
 /// Returns the friction coefficient of a frictional law.
 fn add_law_terms(law: NonsmoothLaw, level: MechanicalLevel, memory: &[f64], q_alpha: &mut [f64]) -> Option<f64> {
     match law {
-        NonsmoothLaw::NewtonImpact { restitution } => {
+        NonsmoothLaw::NewtonImpact(law) => {
+            let restitution = law.restitution();
             for (qi, yd) in q_alpha.iter_mut().zip(memory) {
                 *qi += restitution * yd;
             }
             None
         }
-        NonsmoothLaw::NewtonImpactFriction { normal_restitution, tangential_restitution, friction, .. } => {
+        NonsmoothLaw::NewtonImpactFriction(law) => {
+            let (normal_restitution, tangential_restitution) = (law.normal_restitution(), law.tangential_restitution());
             if level == MechanicalLevel::Position {
                 q_alpha[0] += normal_restitution * memory[0];
             } else {
@@ -975,7 +979,7 @@ fn add_law_terms(law: NonsmoothLaw, level: MechanicalLevel, memory: &[f64], q_al
                     }
                 }
             }
-            Some(friction)
+            Some(law.friction())
         }
         _ => None,
     }
@@ -990,28 +994,13 @@ mod tests {
     #[test]
     fn the_law_terms_read_the_memory_only_when_said() {
         let laws = [
-            NonsmoothLaw::NewtonImpact { restitution: 0.0 },
-            NonsmoothLaw::NewtonImpact { restitution: 0.5 },
-            NonsmoothLaw::NewtonImpactFriction {
-                normal_restitution: 0.0,
-                tangential_restitution: 0.0,
-                friction: 0.3,
-                dimension: 3,
-            },
-            NonsmoothLaw::NewtonImpactFriction {
-                normal_restitution: 0.5,
-                tangential_restitution: 0.0,
-                friction: 0.3,
-                dimension: 3,
-            },
-            NonsmoothLaw::NewtonImpactFriction {
-                normal_restitution: 0.0,
-                tangential_restitution: 0.2,
-                friction: 0.3,
-                dimension: 3,
-            },
-            NonsmoothLaw::Complementarity { size: 3 },
-            NonsmoothLaw::Equality { size: 3 },
+            NonsmoothLaw::newton_impact(0.0).unwrap(),
+            NonsmoothLaw::newton_impact(0.5).unwrap(),
+            NonsmoothLaw::newton_impact_friction(0.0, 0.0, 0.3, 3).unwrap(),
+            NonsmoothLaw::newton_impact_friction(0.5, 0.0, 0.3, 3).unwrap(),
+            NonsmoothLaw::newton_impact_friction(0.0, 0.2, 0.3, 3).unwrap(),
+            NonsmoothLaw::complementarity(3).unwrap(),
+            NonsmoothLaw::equality(3).unwrap(),
         ];
         let mut skipped = 0;
         for law in laws {

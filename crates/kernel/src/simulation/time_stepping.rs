@@ -59,7 +59,7 @@ impl TimeDiscretisation {
 }
 
 /// What a simulation does when a one-step problem or a Newton loop does not converge.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub enum NonConvergencePolicy {
     /// Stop with [`KernelError::NotConverged`] or [`KernelError::NewtonNotConverged`]
     /// (default).
@@ -68,6 +68,53 @@ pub enum NonConvergencePolicy {
     /// Keep going; the step's [`StepReport`] says what happened and
     /// [`TimeStepping::nonconverged_steps`] counts such steps.
     Continue,
+    /// Stop only when a step ends far from converged: a one-step problem whose residual (its
+    /// problem's `compute_error`) ends above `residual` gives [`KernelError::NotConverged`], a
+    /// Newton loop whose residual ends above `newton_residual` gives
+    /// [`KernelError::NewtonNotConverged`]. Smaller misses go on as under `Continue` and are
+    /// counted by [`TimeStepping::nonconverged_steps`]. A projection that does not converge
+    /// stops, as under `Fail`. The bounds are absolute (e.g. 100 times the solver's and the
+    /// Newton tolerances) and must be non-negative, not NaN.
+    FailAbove {
+        /// Bound on the residual of an unconverged one-step problem.
+        residual: f64,
+        /// Bound on the residual of an unconverged Newton loop.
+        newton_residual: f64,
+    },
+}
+
+impl NonConvergencePolicy {
+    /// Checks the bounds of [`NonConvergencePolicy::FailAbove`].
+    fn validate(self) -> Result<(), KernelError> {
+        if let Self::FailAbove { residual, newton_residual } = self {
+            for (name, value) in
+                [("policy residual bound", residual), ("policy Newton residual bound", newton_residual)]
+            {
+                if value.is_nan() || value < 0.0 {
+                    return Err(KernelError::InvalidParameter { name, value, reason: "must be non-negative" });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether an unconverged one-step problem whose residual ends at `residual` stops.
+    fn stops_problem(self, residual: f64) -> bool {
+        match self {
+            Self::Fail => true,
+            Self::Continue => false,
+            Self::FailAbove { residual: bound, .. } => residual.is_nan() || residual > bound,
+        }
+    }
+
+    /// Whether an unconverged Newton loop whose residual ends at `residual` stops.
+    fn stops_newton(self, residual: f64) -> bool {
+        match self {
+            Self::Fail => true,
+            Self::Continue => false,
+            Self::FailAbove { newton_residual: bound, .. } => residual.is_nan() || residual > bound,
+        }
+    }
 }
 
 /// Options of [`TimeStepping`].
@@ -327,6 +374,7 @@ impl TimeSteppingBuilder {
         if options.newton_max_iterations == 0 {
             return Err(KernelError::InvalidOption { name: "newton_max_iterations", reason: "must be at least 1" });
         }
+        options.on_nonconvergence.validate()?;
         if members.is_empty() {
             return Err(KernelError::InvalidModel("a time-stepping simulation needs a one-step integrator".into()));
         }
@@ -578,7 +626,8 @@ impl TimeStepping {
     }
 
     /// Steps whose one-step problem, Newton loop or projection did not converge (under
-    /// [`NonConvergencePolicy::Continue`]).
+    /// [`NonConvergencePolicy::Continue`], or below the bounds of
+    /// [`NonConvergencePolicy::FailAbove`]).
     pub fn nonconverged_steps(&self) -> usize {
         self.nonconverged
     }
@@ -757,7 +806,7 @@ impl TimeStepping {
                 if let Some(report) = report
                     && !report.is_converged()
                 {
-                    if options.on_nonconvergence == NonConvergencePolicy::Fail {
+                    if options.on_nonconvergence.stops_problem(report.residual) {
                         return Err(KernelError::NotConverged { time: step.t, step: number, report });
                     }
                     problem_unconverged = true;
@@ -807,7 +856,7 @@ impl TimeStepping {
         projection: &ProjectionReport,
     ) -> Result<(), KernelError> {
         if !projection.converged {
-            if self.options.on_nonconvergence == NonConvergencePolicy::Fail {
+            if self.options.on_nonconvergence != NonConvergencePolicy::Continue {
                 return Err(KernelError::ProjectionNotConverged {
                     time: t,
                     step,
@@ -825,7 +874,7 @@ impl TimeStepping {
     /// converge (Newton or one-step problem).
     fn apply_newton_policy(&mut self, t: f64, step: usize, outcome: &NewtonOutcome) -> Result<(), KernelError> {
         let NewtonOutcome { iterations, residual, converged, problem_unconverged, .. } = *outcome;
-        if !converged && self.options.on_nonconvergence == NonConvergencePolicy::Fail {
+        if !converged && self.options.on_nonconvergence.stops_newton(residual) {
             return Err(KernelError::NewtonNotConverged { time: t, step, iterations, residual });
         }
         if !converged || problem_unconverged {

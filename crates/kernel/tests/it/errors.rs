@@ -240,14 +240,35 @@ fn invalid_options_are_refused() {
         assert!(matches!(r, Err(KernelError::InvalidOption { .. })), "({t0}, {h}, {t_end}): {r:?}");
     }
 
-    for e in [-0.5, f64::NAN, f64::INFINITY] {
-        let r = NonsmoothLaw::newton_impact(e);
-        assert!(matches!(r, Err(KernelError::InvalidOption { .. })), "e = {e}: {r:?}");
+    // Laws: every coefficient out of range is refused with its name and value.
+    let refused = |r: Result<NonsmoothLaw, KernelError>, name: &str, value: f64| match r {
+        Err(KernelError::InvalidParameter { name: n, value: v, .. }) => {
+            assert_eq!(n, name);
+            assert!(v.to_bits() == value.to_bits(), "{name}: {v} instead of {value}");
+        }
+        other => panic!("{name} = {value} accepted: {other:?}"),
+    };
+    for e in [1.5, -1.0, -0.5, f64::NAN, f64::INFINITY] {
+        refused(NonsmoothLaw::newton_impact(e), "restitution", e);
+        refused(NonsmoothLaw::newton_impact_friction(e, 0.0, 0.3, 3), "normal restitution", e);
+        refused(NonsmoothLaw::newton_impact_friction(0.5, e, 0.3, 3), "tangential restitution", e);
     }
-    let r = NonsmoothLaw::newton_impact_friction(0.5, 0.0, -0.3, 2);
-    assert!(matches!(r, Err(KernelError::InvalidOption { .. })), "{r:?}");
-    let r = NonsmoothLaw::newton_impact_friction(0.5, 0.0, 0.3, 4);
-    assert!(matches!(r, Err(KernelError::InvalidOption { .. })), "{r:?}");
+    for mu in [-0.1, f64::NAN, f64::INFINITY] {
+        refused(NonsmoothLaw::newton_impact_friction(0.5, 0.0, mu, 2), "friction coefficient", mu);
+    }
+    refused(NonsmoothLaw::newton_impact_friction(0.5, 0.0, 0.3, 4), "friction law dimension", 4.0);
+    refused(NonsmoothLaw::relay(2, 1.0, -1.0), "relay lower bound", 1.0);
+    refused(NonsmoothLaw::relay(2, f64::NEG_INFINITY, 1.0), "relay lower bound", f64::NEG_INFINITY);
+    refused(NonsmoothLaw::relay(2, -1.0, f64::NAN), "relay upper bound", f64::NAN);
+    refused(NonsmoothLaw::relay(0, -1.0, 1.0), "relay law size", 0.0);
+    refused(NonsmoothLaw::complementarity(0), "complementarity law size", 0.0);
+    refused(NonsmoothLaw::equality(0), "equality law size", 0.0);
+    refused(NonsmoothLaw::mixed_complementarity(0, 0), "mixed complementarity law size", 0.0);
+    // The ends of the ranges are laws.
+    assert_eq!(NonsmoothLaw::newton_impact(1.0).expect("e = 1").normal_restitution(), Some(1.0));
+    assert_eq!(NonsmoothLaw::newton_impact_friction(0.0, 1.0, 0.0, 3).expect("e_t = 1, mu = 0").friction(), Some(0.0));
+    assert_eq!(NonsmoothLaw::relay(1, 0.5, 0.5).expect("equal bounds").size(), Some(1));
+    assert_eq!(NonsmoothLaw::mixed_complementarity(0, 2).expect("no equality").size(), Some(2));
 
     // Solver options are validated by numerics and wrapped.
     let r = OneStepNsProblem::lcp(LcpMethod::Pgs(PgsOptions::default().with_tolerance(-1.0)));
@@ -318,6 +339,51 @@ fn a_one_step_problem_that_does_not_converge_fails_or_is_recorded() -> Result<()
     Ok(())
 }
 
+/// `FailAbove` stops at a one-step problem that ends above its bound, with the time, the step
+/// and the solver's report, and lets smaller misses go on, counted as under `Continue`.
+#[test]
+fn fail_above_stops_only_far_above_the_bound() -> Result<(), KernelError> {
+    let mut reference = resting_stack(NonConvergencePolicy::Continue)?;
+    let mut residuals = Vec::new();
+    for _ in 0..21 {
+        residuals.push(reference.step()?.osns.expect("both contacts are active").residual);
+    }
+    let first = residuals[0];
+    let largest = residuals.iter().fold(0.0f64, |m, r| m.max(*r));
+    assert!(first > 0.0 && largest.is_finite());
+
+    // Far above: the first step stops, naming its time and the solver's residual.
+    let policy = NonConvergencePolicy::FailAbove { residual: 0.5 * first, newton_residual: 1.0 };
+    match resting_stack(policy)?.step() {
+        Err(KernelError::NotConverged { step, time, report }) => {
+            assert_eq!(step, 1);
+            assert!((time - 1e-3).abs() < 1e-15);
+            assert_eq!(report.status, SolverStatus::MaxIterations);
+            assert_eq!(report.residual.to_bits(), first.to_bits());
+        }
+        other => panic!("expected NotConverged, got {other:?}"),
+    }
+
+    // Small misses: the run goes on as under Continue, each counted.
+    let policy = NonConvergencePolicy::FailAbove { residual: 2.0 * largest, newton_residual: 1.0 };
+    let mut sim = resting_stack(policy)?;
+    for r in &residuals {
+        let report = sim.step()?;
+        assert_eq!(report.osns.expect("both contacts are active").residual.to_bits(), r.to_bits());
+    }
+    assert_eq!(sim.nonconverged_steps(), reference.nonconverged_steps());
+    assert!(sim.nonconverged_steps() > 1);
+
+    // The bounds are checked when the simulation is built.
+    for bad in [-1.0, f64::NAN] {
+        let r = resting_stack(NonConvergencePolicy::FailAbove { residual: bad, newton_residual: 1.0 });
+        assert!(matches!(r, Err(KernelError::InvalidParameter { .. })), "{r:?}");
+        let r = resting_stack(NonConvergencePolicy::FailAbove { residual: 1.0, newton_residual: bad });
+        assert!(matches!(r, Err(KernelError::InvalidParameter { .. })), "{r:?}");
+    }
+    Ok(())
+}
+
 #[test]
 fn a_newton_loop_that_does_not_converge_fails_or_is_recorded() -> Result<(), KernelError> {
     // A hardening spring F_int = k q³ (∂F_int/∂q = 3 k q²): one Newton iteration cannot
@@ -340,6 +406,16 @@ fn a_newton_loop_that_does_not_converge_fails_or_is_recorded() -> Result<(), Ker
     let mut sim = build(NonConvergencePolicy::Continue)?;
     let report = sim.step()?;
     assert!(!report.newton_converged && report.newton_iterations == 1, "{report:?}");
+    assert_eq!(sim.nonconverged_steps(), 1);
+
+    // FailAbove: the Newton residual against its own bound.
+    let r =
+        build(NonConvergencePolicy::FailAbove { residual: 1.0, newton_residual: 0.5 * report.newton_residual })?.step();
+    assert!(matches!(r, Err(KernelError::NewtonNotConverged { step: 1, iterations: 1, .. })), "{r:?}");
+    let mut sim =
+        build(NonConvergencePolicy::FailAbove { residual: 1.0, newton_residual: 2.0 * report.newton_residual })?;
+    let again = sim.step()?;
+    assert_eq!(again.newton_residual.to_bits(), report.newton_residual.to_bits());
     assert_eq!(sim.nonconverged_steps(), 1);
     Ok(())
 }

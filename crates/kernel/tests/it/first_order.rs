@@ -130,8 +130,12 @@ fn grid() -> TimeDiscretisation {
 fn two_interactions_on_one_system_couple_through_off_diagonal_blocks() {
     let mut nsds = Nsds::new();
     let ds = nsds.add_first_order_ds(system());
-    let i1 = nsds.link_first_order(relation_1(), NonsmoothLaw::Complementarity { size: 1 }, &[ds]).expect("links");
-    let i2 = nsds.link_first_order(relation_2(), NonsmoothLaw::Complementarity { size: 1 }, &[ds]).expect("links");
+    let i1 = nsds
+        .link_first_order(relation_1(), NonsmoothLaw::complementarity(1).expect("a valid law"), &[ds])
+        .expect("links");
+    let i2 = nsds
+        .link_first_order(relation_2(), NonsmoothLaw::complementarity(1).expect("a valid law"), &[ds])
+        .expect("links");
     let osi = EulerMoreauOsi::with_theta(THETA).expect("θ = 1/2");
     let mut sim =
         TimeStepping::new(nsds, osi, OneStepNsProblem::lcp_default().expect("Lemke"), grid(), Default::default())
@@ -169,8 +173,11 @@ fn an_mlcp_step_with_an_equality_and_a_complementarity_law_matches_the_hand_comp
     // in the MLCP, so this also checks the permutation back.
     let mut nsds = Nsds::new();
     let ds = nsds.add_first_order_ds(system());
-    let ic = nsds.link_first_order(relation_1(), NonsmoothLaw::Complementarity { size: 1 }, &[ds]).expect("links");
-    let ie = nsds.link_first_order(relation_2(), NonsmoothLaw::Equality { size: 1 }, &[ds]).expect("links");
+    let ic = nsds
+        .link_first_order(relation_1(), NonsmoothLaw::complementarity(1).expect("a valid law"), &[ds])
+        .expect("links");
+    let ie =
+        nsds.link_first_order(relation_2(), NonsmoothLaw::equality(1).expect("a valid law"), &[ds]).expect("links");
     let method = MlcpMethod::from_name("enum", Some(1e-12), None).expect("enum");
     let osi = EulerMoreauOsi::with_theta(THETA).expect("θ = 1/2");
     let mut sim =
@@ -226,7 +233,7 @@ fn the_newton_loop_on_a_type2r_relation_converges_below_its_tolerance() {
         |_t, _l, b| b[(0, 0)] = -1.0,
     )
     .expect("a valid relation");
-    let inter = nsds.link_first_order(relation, NonsmoothLaw::Equality { size: 1 }, &[ds]).expect("links");
+    let inter = nsds.link_first_order(relation, NonsmoothLaw::equality(1).expect("a valid law"), &[ds]).expect("links");
     let method = MlcpMethod::from_name("enum", Some(1e-14), None).expect("enum");
     let options = TimeSteppingOptions::default().with_newton_tolerance(tolerance);
     let mut sim = TimeStepping::new(
@@ -283,7 +290,7 @@ fn expect_dimension_mismatch<T: std::fmt::Debug>(result: Result<T, KernelError>,
 fn first_order_model() -> Nsds {
     let mut nsds = Nsds::new();
     let ds = nsds.add_first_order_ds(system());
-    nsds.link_first_order(relation_1(), NonsmoothLaw::Complementarity { size: 1 }, &[ds]).expect("links");
+    nsds.link_first_order(relation_1(), NonsmoothLaw::complementarity(1).expect("a valid law"), &[ds]).expect("links");
     nsds
 }
 
@@ -349,11 +356,11 @@ fn relation_matrices_of_the_wrong_shape_are_refused() {
     let ds = nsds.add_first_order_ds(system());
     let wide = FirstOrderLinearTir::new(faer::mat![[1.0, 0.0, 0.0]], Mat::zeros(3, 1)).expect("a valid relation");
     expect_dimension_mismatch(
-        nsds.link_first_order(wide, NonsmoothLaw::Complementarity { size: 1 }, &[ds]),
+        nsds.link_first_order(wide, NonsmoothLaw::complementarity(1).expect("a valid law"), &[ds]),
         "C columns against the system size",
     );
     expect_dimension_mismatch(
-        nsds.link_first_order(relation_1(), NonsmoothLaw::Complementarity { size: 2 }, &[ds]),
+        nsds.link_first_order(relation_1(), NonsmoothLaw::complementarity(2).expect("a valid law"), &[ds]),
         "law size",
     );
     // The model is unchanged by the refused links.

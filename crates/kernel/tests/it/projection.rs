@@ -148,7 +148,7 @@ fn pendulum(scheme: Scheme) -> Result<TimeStepping, KernelError> {
             h[(0, 1)] = q[1] / r;
         },
     )?;
-    nsds.link(rod, NonsmoothLaw::Equality { size: 1 }, &[m])?;
+    nsds.link(rod, NonsmoothLaw::equality(1)?, &[m])?;
     let enumeration = MlcpMethod::Enum(EnumOptions::default().with_tolerance(1e-12));
     simulate(
         nsds,

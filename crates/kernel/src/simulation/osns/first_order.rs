@@ -132,11 +132,11 @@ impl OneStepNsProblem {
                 let (mut lb, mut ub) = (Vec::with_capacity(n), Vec::with_capacity(n));
                 for &id in ids {
                     let inter = nsds.interaction_ref(id);
-                    let NonsmoothLaw::Relay { lower, upper, .. } = inter.law else {
+                    let NonsmoothLaw::Relay(relay) = inter.law else {
                         return Err(KernelError::InvalidModel("a relay problem holds relay laws only".into()));
                     };
-                    lb.extend(std::iter::repeat_n(lower, inter.size));
-                    ub.extend(std::iter::repeat_n(upper, inter.size));
+                    lb.extend(std::iter::repeat_n(relay.lower(), inter.size));
+                    ub.extend(std::iter::repeat_n(relay.upper(), inter.size));
                 }
                 let problem = RelayProblem::new(matrix, q, lb, ub)?;
                 let report = solver.solve(&problem, &mut self.z, &mut self.w)?;
@@ -150,8 +150,8 @@ impl OneStepNsProblem {
                 for &id in ids {
                     let inter = nsds.interaction_ref(id);
                     let eq = match inter.law {
-                        NonsmoothLaw::Equality { size } => size,
-                        NonsmoothLaw::MixedComplementarity { equalities, .. } => equalities,
+                        NonsmoothLaw::Equality(law) => law.size(),
+                        NonsmoothLaw::MixedComplementarity(law) => law.equalities(),
                         _ => 0,
                     };
                     equality.extend((0..inter.size).map(|i| i < eq));
