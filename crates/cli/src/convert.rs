@@ -1,10 +1,11 @@
 //! `nonsmooth convert`: copy a problem file into another format, chosen by the extensions.
 
+use std::io::Write;
 use std::path::Path;
 
 use nonsmooth::numerics::io;
 
-use crate::{ConvertArgs, Outcome, kind_from_name};
+use crate::{ConvertArgs, EXIT_OK, Outcome, kind_from_name};
 
 /// The formats `convert` knows, by file extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -34,9 +35,9 @@ impl Format {
 }
 
 /// Runs `nonsmooth convert IN OUT`: reads IN (`.dat`, or FCLIB `.hdf5`/`.h5`), writes OUT in
-/// the format of its extension, and prints one line saying what was converted. Any pairing of
-/// the two formats works; FCLIB holds frictional contact problems only.
-pub(crate) fn run(args: &ConvertArgs) -> Outcome {
+/// the format of its extension, and writes one line saying what was converted to `out`. Any
+/// pairing of the two formats works; FCLIB holds frictional contact problems only.
+pub(crate) fn run(args: &ConvertArgs, out: &mut dyn Write) -> Outcome {
     let Some(from) = Format::of(&args.input) else {
         return Outcome::BadInput(format!(
             "{}: unknown input extension (expected .dat, .hdf5 or .h5)",
@@ -56,7 +57,8 @@ pub(crate) fn run(args: &ConvertArgs) -> Outcome {
     if let Err(e) = io::write_problem(&args.output, &problem) {
         return Outcome::BadInput(e.to_string());
     }
-    println!(
+    let written = writeln!(
+        out,
         "converted {} ({}, {} {} problem, {} unknowns) to {} ({})",
         args.input.display(),
         from.name(),
@@ -66,7 +68,7 @@ pub(crate) fn run(args: &ConvertArgs) -> Outcome {
         args.output.display(),
         to.name()
     );
-    Outcome::Done(0)
+    Outcome::printed(written, EXIT_OK)
 }
 
 #[cfg(test)]

@@ -1,16 +1,23 @@
 //! `nonsmooth info`: describe a problem file.
 
-use nonsmooth::numerics::io;
+use std::io::Write;
+
+use nonsmooth::numerics::io::{self, Problem};
 use nonsmooth::numerics::matrix::NumericsMatrix;
 
-use crate::{InfoArgs, Outcome, json_string, kind_from_name};
+use crate::{EXIT_OK, InfoArgs, Outcome, json_string, kind_from_name};
 
-/// Runs `nonsmooth info`.
-pub(crate) fn run(args: &InfoArgs) -> Outcome {
+/// Runs `nonsmooth info`, writing the description to `out`.
+pub(crate) fn run(args: &InfoArgs, out: &mut dyn Write) -> Outcome {
     let problem = match io::read_problem(&args.file, kind_from_name(args.kind.as_deref())) {
         Ok(p) => p,
         Err(e) => return Outcome::BadInput(e.to_string()),
     };
+    Outcome::printed(describe(args, &problem, out), EXIT_OK)
+}
+
+/// Writes the description of `problem` (one JSON line with `--json`).
+fn describe(args: &InfoArgs, problem: &Problem, out: &mut dyn Write) -> std::io::Result<()> {
     let file = args.file.to_string_lossy();
     let kind = problem.kind().as_str();
     let contacts = problem.number_of_contacts();
@@ -31,20 +38,21 @@ pub(crate) fn run(args: &InfoArgs) -> Outcome {
                 )
             })
             .collect();
-        println!(
+        writeln!(
+            out,
             "{{\"file\": {}, \"problem\": {}, \"size\": {}, \"contacts\": {}, \"matrices\": [{}]}}",
             json_string(&file),
             json_string(kind),
             problem.size(),
             contacts.map_or_else(|| "null".to_owned(), |c| c.to_string()),
             described.join(", ")
-        );
+        )?;
     } else {
-        println!("file      {file}");
-        println!("problem   {kind}");
-        println!("size      {}", problem.size());
+        writeln!(out, "file      {file}")?;
+        writeln!(out, "problem   {kind}")?;
+        writeln!(out, "size      {}", problem.size())?;
         if let Some(c) = contacts {
-            println!("contacts  {c}");
+            writeln!(out, "contacts  {c}")?;
         }
         for (name, m) in &matrices {
             let mut line =
@@ -52,10 +60,10 @@ pub(crate) fn run(args: &InfoArgs) -> Outcome {
             if let Some((nnz_blocks, block_rows, block_cols)) = block_counts(m) {
                 line.push_str(&format!(", {nnz_blocks} blocks on a {block_rows} × {block_cols} block grid"));
             }
-            println!("{line}");
+            writeln!(out, "{line}")?;
         }
     }
-    Outcome::Done(0)
+    Ok(())
 }
 
 /// For a sparse-block matrix: (nonzero blocks, block rows, block columns).

@@ -8,10 +8,19 @@
 //! - `nonsmooth convert IN OUT [--type KIND]` copies a problem between Siconos `.dat` and FCLIB
 //!   (`.hdf5`, `.h5`) files, the formats chosen by the extensions.
 //!
-//! Exit codes: 0 converged (or `info` succeeded), 1 not converged, 2 bad input (unreadable or
-//! malformed file, unknown solver or type, invalid option, an unwritable `--output`, a dense
-//! conversion above `--max-dense-bytes`).
+//! Exit codes: 0 converged (or `info`/`convert` succeeded), 1 not converged, 2 bad input
+//! (unreadable or malformed file, unsupported problem type, unknown solver or type, invalid
+//! option, an unwritable `--output`, a dense conversion above `--max-dense-bytes`, an
+//! enumeration too large to finish, a failed write to standard output).
+//!
+//! Standard output is written through checked writes, never `println!`: when its reader goes
+//! away (a broken pipe, as in `nonsmooth info F | head -1`) printing stops quietly and the exit
+//! code is the one the command would have had; any other write error (a full disk) is an
+//! `error:` line on standard error and exit 2. Nothing here panics on bad input.
 
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -59,19 +68,21 @@ struct SolveArgs {
     /// The problem file (Siconos `.dat`, or FCLIB `.hdf5`/`.h5`).
     file: PathBuf,
     /// The solver (LCP: lemke, pgs, psor, enum, newton-fb, newton-min, bpp, default lemke; MLCP:
-    /// enum, pgs, lemke, default enum; relay: lemke, pgs, default lemke; FC3D and GFC3D: nsgs,
-    /// nsgs-projection, nsgs-quartic, nsn-ac, prox, default nsgs; FC2D and GFC2D: nsgs,
-    /// nsgs-dense, lemke, default nsgs).
+    /// enum, pgs, lemke, default enum, or lemke when the enumeration would try more than 2^35 /
+    /// (n + m)^3 cases; relay: lemke, pgs, default lemke; FC3D and GFC3D: nsgs, nsgs-projection,
+    /// nsgs-quartic, nsn-ac, prox, default nsgs; FC2D and GFC2D: nsgs, nsgs-dense, lemke, default
+    /// nsgs). An enumeration that large is refused unless --max-iterations bounds it.
     #[arg(long)]
     solver: Option<String>,
-    /// Tolerance on the problem's error measure (default: the solver's).
-    #[arg(long, allow_negative_numbers = true)]
+    /// Tolerance on the problem's error measure, positive (default: the solver's).
+    #[arg(long, allow_hyphen_values = true)]
     tolerance: Option<f64>,
-    /// Iteration cap (default: the solver's).
-    #[arg(long)]
+    /// Iteration cap, at least 1: sweeps, pivots, Newton steps or enumerated cases (default: the
+    /// solver's).
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = at_least_one)]
     max_iterations: Option<usize>,
     /// Solve N times, each from a zero start, and report the shortest and the median time.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true, value_parser = at_least_one)]
     repeat: usize,
     /// Write the solution to OUT: a JSON object whose "vectors" holds `z`, `w` (LCP, MLCP,
     /// relay), `r`, `u` (FC2D, FC3D) or `r`, `u`, `v` (global problems). The path is checked
@@ -82,7 +93,7 @@ struct SolveArgs {
     /// reformulations of FC2D and relay problems, dense Delassus matrices, Lemke and the
     /// enumeration on sparse matrices); above it the run fails and names the sparse solver to use
     /// (default: 1073741824, 1 GiB).
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
     max_dense_bytes: Option<u64>,
     /// Print exactly one JSON line instead of the human report.
     #[arg(long)]
@@ -105,6 +116,16 @@ struct InfoArgs {
     kind: Option<String>,
 }
 
+/// Parses a count that must be at least 1 (`--max-iterations`, `--repeat`): 0 is refused the
+/// same way for every solver.
+fn at_least_one(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".to_owned()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(format!("{e} (expected a whole number, at least 1)")),
+    }
+}
+
 /// The names `--type` accepts, as `ProblemKind::as_str` spells them.
 const KIND_NAMES: [&str; 7] = ["lcp", "mlcp", "relay", "fc2d", "fc3d", "gfc2d", "gfc3d"];
 
@@ -113,28 +134,93 @@ fn kind_from_name(name: Option<&str>) -> Option<ProblemKind> {
     name.and_then(ProblemKind::from_name)
 }
 
-/// What a command ends with: its exit code, or a bad-input message for stderr (exit 2).
+/// Exit code of a converged solve and of a successful `info` or `convert`.
+const EXIT_OK: u8 = 0;
+/// Exit code of a solve that did not converge.
+const EXIT_NOT_CONVERGED: u8 = 1;
+/// Exit code of bad input, of a refused run and of a failed write to standard output.
+const EXIT_BAD_INPUT: u8 = 2;
+
+/// What a command ends with: its exit code, a bad-input message for stderr (exit 2), or the
+/// error that stopped its report.
+#[derive(Debug)]
 enum Outcome {
-    /// Exit with this code (0 or 1), the report already printed.
+    /// Exit with this code (0 or 1), the report printed.
     Done(u8),
     /// Bad input: print `error: <message>` on stderr and exit 2.
     BadInput(String),
+    /// Writing the report to standard output failed; `code` is the exit code the command had
+    /// otherwise (kept when the reader went away, replaced by 2 for another error).
+    WriteFailed {
+        /// The command's exit code had the report been written.
+        code: u8,
+        /// The write error.
+        error: std::io::Error,
+    },
+}
+
+impl Outcome {
+    /// `Done(code)` when the report was written, `WriteFailed` otherwise.
+    fn printed(result: std::io::Result<()>, code: u8) -> Outcome {
+        match result {
+            Ok(()) => Outcome::Done(code),
+            Err(error) => Outcome::WriteFailed { code, error },
+        }
+    }
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let outcome = match cli.command {
-        Command::Solve(args) => solve::run(&args),
-        Command::Info(args) => info::run(&args),
-        Command::Convert(args) => convert::run(&args),
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_exit(&e),
     };
+    let mut stdout = std::io::stdout().lock();
+    let outcome = match cli.command {
+        Command::Solve(args) => solve::run(&args, &mut stdout),
+        Command::Info(args) => info::run(&args, &mut stdout),
+        Command::Convert(args) => convert::run(&args, &mut stdout),
+    };
+    // The report may still sit in the buffer: its write errors are the command's.
+    let outcome = match outcome {
+        Outcome::Done(code) => Outcome::printed(stdout.flush(), code),
+        other => other,
+    };
+    ExitCode::from(exit_code(outcome))
+}
+
+/// The exit code of `outcome`, after printing its error, if any, on standard error.
+fn exit_code(outcome: Outcome) -> u8 {
     match outcome {
-        Outcome::Done(code) => ExitCode::from(code),
+        Outcome::Done(code) => code,
         Outcome::BadInput(message) => {
-            eprintln!("error: {message}");
-            ExitCode::from(2)
+            print_error(&message);
+            EXIT_BAD_INPUT
+        }
+        // The reader of standard output went away (`| head`): a normal end.
+        Outcome::WriteFailed { code, error } if error.kind() == std::io::ErrorKind::BrokenPipe => code,
+        Outcome::WriteFailed { error, .. } => {
+            print_error(&format!("cannot write to standard output: {error}"));
+            EXIT_BAD_INPUT
         }
     }
+}
+
+/// Prints `error: <message>` on standard error; a failure to do so is ignored (the exit code
+/// still tells).
+fn print_error(message: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "error: {message}");
+}
+
+/// Prints clap's message (usage error on standard error; help or version on standard output)
+/// and gives its exit code: 2 for a usage error, 0 for help and version. A failed print of help
+/// or version follows the rules of a report (quiet on a broken pipe, exit 2 otherwise).
+fn clap_exit(e: &clap::Error) -> ExitCode {
+    if e.use_stderr() {
+        // Nothing more to say if standard error itself fails.
+        let _ = e.print();
+        return ExitCode::from(EXIT_BAD_INPUT);
+    }
+    ExitCode::from(exit_code(Outcome::printed(e.print(), EXIT_OK)))
 }
 
 /// A JSON string literal for `s` (quotes and escapes included).
@@ -166,6 +252,13 @@ mod tests {
         assert_eq!(json_string("a\"b"), r#""a\"b""#);
         assert_eq!(json_f64(f64::NAN), "null");
         assert_eq!(json_f64(0.5), "0.5");
+    }
+
+    #[test]
+    fn counts_are_at_least_one() {
+        assert_eq!(at_least_one("3"), Ok(3));
+        assert_eq!(at_least_one("0"), Err("must be at least 1".to_owned()));
+        assert!(at_least_one("-1").is_err() && at_least_one("x").is_err() && at_least_one("").is_err());
     }
 
     #[test]

@@ -17,7 +17,7 @@
 //! in shortest round-trip form (reading them back gives the same `f64`), a non-finite entry as
 //! `null`.
 
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -25,11 +25,11 @@ use nonsmooth::numerics::fc::{Fc2dMethod, Fc3dMethod};
 use nonsmooth::numerics::gfc::{GlobalFcOptions, GlobalFcSolver};
 use nonsmooth::numerics::io::{self, Problem};
 use nonsmooth::numerics::lcp::LcpMethod;
-use nonsmooth::numerics::mlcp::MlcpMethod;
+use nonsmooth::numerics::mlcp::{MlcpMethod, MlcpProblem};
 use nonsmooth::numerics::relay::RelayMethod;
 use nonsmooth::numerics::{NumericsError, SolverReport};
 
-use crate::{Outcome, SolveArgs, json_f64, json_string, kind_from_name};
+use crate::{EXIT_NOT_CONVERGED, EXIT_OK, Outcome, SolveArgs, json_f64, json_string, kind_from_name};
 
 /// The solver used on LCPs when `--solver` is not given.
 const DEFAULT_LCP_SOLVER: &str = "lemke";
@@ -38,9 +38,22 @@ const DEFAULT_LCP_SOLVER: &str = "lemke";
 /// local solver (the names are [`Fc3dMethod::NAMES`]).
 const DEFAULT_FC3D_SOLVER: &str = "nsgs";
 
-/// The solver used on MLCPs when `--solver` is not given: enumeration, which needs no
-/// nonsingular block (the names are [`MlcpMethod::NAMES`]).
+/// The solver used on MLCPs when `--solver` is not given and the enumeration's worst case is
+/// within [`MAX_ENUMERATION_WORK`]: enumeration (Siconos' default), which needs no nonsingular
+/// block (the names are [`MlcpMethod::NAMES`]).
 const DEFAULT_MLCP_SOLVER: &str = "enum";
+
+/// The solver used on MLCPs when `--solver` is not given and the enumeration's worst case is
+/// above [`MAX_ENUMERATION_WORK`]: Lemke on the Schur complement of the equality block `A`
+/// (polynomial in practice; it needs `A` nonsingular).
+const DEFAULT_LARGE_MLCP_SOLVER: &str = "lemke";
+
+/// The largest worst-case work, in [`enumeration_work`]'s units, of an enumeration run without
+/// an explicit `--max-iterations`: `2³⁵`, every case of 20 complementarity unknowns on a
+/// 32-unknown system (about 12 s on one core of the machine we measured on, 2.8·10⁹ units per
+/// second). Above it the enumeration is refused up front,
+/// or, as the default MLCP solver, replaced by [`DEFAULT_LARGE_MLCP_SOLVER`].
+const MAX_ENUMERATION_WORK: f64 = (1u64 << 35) as f64;
 
 /// Relay solver used when `--solver` is absent: Lemke on the LCP reformulation (exact).
 const DEFAULT_RELAY_SOLVER: &str = "lemke";
@@ -48,45 +61,58 @@ const DEFAULT_RELAY_SOLVER: &str = "lemke";
 /// Number of entries of each vector shown in the human report.
 const SHOWN_ENTRIES: usize = 5;
 
-/// Runs `nonsmooth solve`.
-pub(crate) fn run(args: &SolveArgs) -> Outcome {
+/// Runs `nonsmooth solve`, writing the report to `out`.
+pub(crate) fn run(args: &SolveArgs, out: &mut dyn Write) -> Outcome {
     // The output path is checked first: a long solve must not end on an unwritable path.
     let output = match args.output.as_deref().map(OutputFile::check).transpose() {
         Ok(o) => o,
         Err(message) => return Outcome::BadInput(message),
     };
-    let outcome = solve_and_report(args, output.as_ref());
+    let outcome = solve_and_report(args, output.as_ref(), out);
     if let (Outcome::BadInput(_), Some(output)) = (&outcome, &output) {
         output.discard();
     }
     outcome
 }
 
-/// Reads, solves, reports and writes the solution to `output`.
-fn solve_and_report(args: &SolveArgs, output: Option<&OutputFile>) -> Outcome {
+/// Reads, solves, writes the solution to `output` and the report to `out`.
+fn solve_and_report(args: &SolveArgs, output: Option<&OutputFile>, out: &mut dyn Write) -> Outcome {
     let problem = match io::read_problem(&args.file, kind_from_name(args.kind.as_deref())) {
         Ok(p) => p,
         Err(e) => return Outcome::BadInput(e.to_string()),
     };
     let solved = match solve(args, &problem) {
-        Ok(Ok(s)) => s,
-        Ok(Err(unknown)) => return unknown,
-        Err(e) => return Outcome::BadInput(e.to_string()),
+        Ok(s) => s,
+        Err(refused) => return refused,
     };
+    let file = args.file.to_string_lossy();
+    if let Some(output) = output
+        && let Err(message) = output.write(&solution_json(&file, problem.kind().as_str(), problem.size(), &solved))
+    {
+        return Outcome::BadInput(message);
+    }
+    let code = if solved.report.is_converged() { EXIT_OK } else { EXIT_NOT_CONVERGED };
+    Outcome::printed(print_report(args, &problem, &solved, output, out), code)
+}
+
+/// Writes the report of a solve to `out`: one JSON line with `--json`, else a human summary.
+fn print_report(
+    args: &SolveArgs,
+    problem: &Problem,
+    solved: &Solved,
+    output: Option<&OutputFile>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let file = args.file.to_string_lossy();
     let kind = problem.kind().as_str();
     let size = problem.size();
     let report = solved.report;
     let (best, median) = min_and_median(&solved.seconds);
-    if let Some(output) = output
-        && let Err(message) = output.write(&solution_json(&file, kind, size, &solved))
-    {
-        return Outcome::BadInput(message);
-    }
     if args.json {
         let norms: Vec<String> =
             solved.vectors.iter().map(|(name, v)| format!("{}: {}", json_string(name), json_f64(norm2(v)))).collect();
-        println!(
+        writeln!(
+            out,
             "{{\"file\": {}, \"problem\": {}, \"size\": {}, \"solver\": {}, \"status\": {}, \"iterations\": {}, \
              \"residual\": {}, \"solve_seconds\": {}, \"solve_seconds_median\": {}, \"repeat\": {}, \
              \"norms\": {{{}}}, \"output\": {}}}",
@@ -102,41 +128,43 @@ fn solve_and_report(args: &SolveArgs, output: Option<&OutputFile>) -> Outcome {
             solved.seconds.len(),
             norms.join(", "),
             output.map_or_else(|| "null".to_string(), |o| json_string(&o.path.to_string_lossy())),
-        );
+        )?;
     } else {
         let storage = problem.matrices().first().map(|(_, m)| m.storage().as_str()).unwrap_or("-");
-        println!("file        {file}");
-        println!("problem     {kind}");
-        println!("size        {size}");
-        println!("storage     {storage}");
-        println!("solver      {}", solved.solver);
-        println!("status      {}", report.status.as_str());
-        println!("iterations  {}", report.iterations);
-        println!("residual    {:.3e}", report.residual);
+        writeln!(out, "file        {file}")?;
+        writeln!(out, "problem     {kind}")?;
+        writeln!(out, "size        {size}")?;
+        writeln!(out, "storage     {storage}")?;
+        writeln!(out, "solver      {}", solved.solver)?;
+        writeln!(out, "status      {}", report.status.as_str())?;
+        writeln!(out, "iterations  {}", report.iterations)?;
+        writeln!(out, "residual    {:.3e}", report.residual)?;
         if solved.seconds.len() == 1 {
-            println!("solve time  {best:.3e} s (one run, from a zero start)");
+            writeln!(out, "solve time  {best:.3e} s (one run, from a zero start)")?;
         } else {
-            println!(
+            writeln!(
+                out,
                 "solve time  {best:.3e} s min, {median:.3e} s median of {} runs (each from a zero start)",
                 solved.seconds.len()
-            );
+            )?;
         }
         for (name, v) in &solved.vectors {
             let shown: Vec<String> = v.iter().take(SHOWN_ENTRIES).map(|x| format!("{x:.6e}")).collect();
             let more = if v.len() > SHOWN_ENTRIES { ", ..." } else { "" };
-            println!(
+            writeln!(
+                out,
                 "{name:<11} {} entries, 2-norm {:.6e}, max |.| {:.6e}: [{}{more}]",
                 v.len(),
                 norm2(v),
                 v.iter().fold(0.0f64, |m, x| m.max(x.abs())),
                 shown.join(", ")
-            );
+            )?;
         }
         if let Some(o) = output {
-            println!("solution    written to {}", o.path.display());
+            writeln!(out, "solution    written to {}", o.path.display())?;
         }
     }
-    Outcome::Done(if report.is_converged() { 0 } else { 1 })
+    Ok(())
 }
 
 /// The solution of one problem: the solver's name, the report of the last run, the time of each
@@ -148,10 +176,10 @@ struct Solved {
     vectors: Vec<(&'static str, Vec<f64>)>,
 }
 
-/// Picks the solver by name for the problem's family and solves. The outer error is bad input
-/// (invalid option, a dense conversion above the limit, ...); the inner one an unknown solver
-/// name, already turned into its message.
-fn solve(args: &SolveArgs, problem: &Problem) -> Result<Result<Solved, Outcome>, NumericsError> {
+/// Picks the solver by name for the problem's family and solves. `Err` is the outcome of a
+/// refused run: an unknown solver name, an invalid option, an enumeration too large to finish, a
+/// dense conversion above the limit, data the solver cannot use.
+fn solve(args: &SolveArgs, problem: &Problem) -> Result<Solved, Outcome> {
     let size = problem.size();
     let kind = problem.kind().as_str();
     let repeat = args.repeat;
@@ -161,84 +189,177 @@ fn solve(args: &SolveArgs, problem: &Problem) -> Result<Result<Solved, Outcome>,
         Problem::Lcp(lcp) => {
             let name = args.solver.as_deref().unwrap_or(DEFAULT_LCP_SOLVER);
             let Some(mut method) = LcpMethod::from_name(name, tolerance, max_iterations) else {
-                return Ok(Err(unknown_solver(name, kind, &LcpMethod::NAMES)));
+                return Err(unknown_solver(name, kind, &LcpMethod::NAMES));
             };
+            if let LcpMethod::Enum(o) = &method
+                && max_iterations.is_none()
+            {
+                check_enumeration("LCP", size, size, o.max_iterations, "lemke")?;
+            }
             if let Some(b) = limit {
                 method = method.with_max_dense_bytes(b);
             }
-            let mut solver = method.build()?;
+            let mut solver = method.build().map_err(bad_input)?;
             let name = solver.name();
-            time_solves(name, repeat, [("z", size), ("w", size), ("", 0)], |z, w, _| solver.solve(lcp, z, w))?
+            time_solves(name, repeat, [("z", size), ("w", size), ("", 0)], |z, w, _| solver.solve(lcp, z, w))
+                .map_err(bad_input)?
         }
         Problem::Mlcp(mlcp) => {
-            let name = args.solver.as_deref().unwrap_or(DEFAULT_MLCP_SOLVER);
+            let default = default_mlcp_solver(mlcp);
+            let name = args.solver.as_deref().unwrap_or(default);
             let Some(mut method) = MlcpMethod::from_name(name, tolerance, max_iterations) else {
-                return Ok(Err(unknown_solver(name, kind, &MlcpMethod::NAMES)));
+                return Err(unknown_solver(name, kind, &MlcpMethod::NAMES));
             };
+            if let MlcpMethod::Enum(o) = &method
+                && max_iterations.is_none()
+            {
+                check_enumeration("MLCP", mlcp.m(), size, o.max_iterations, "lemke or pgs")?;
+            }
             if let Some(b) = limit {
                 method = method.with_max_dense_bytes(b);
             }
-            let mut solver = method.build()?;
+            let mut solver = method.build().map_err(bad_input)?;
             let name = solver.name();
-            time_solves(name, repeat, [("z", size), ("w", size), ("", 0)], |z, w, _| solver.solve(mlcp, z, w))?
+            let solved =
+                time_solves(name, repeat, [("z", size), ("w", size), ("", 0)], |z, w, _| solver.solve(mlcp, z, w));
+            match solved {
+                Err(e @ NumericsError::Singular { .. }) if args.solver.is_none() && default != DEFAULT_MLCP_SOLVER => {
+                    return Err(Outcome::BadInput(format!(
+                        "no default MLCP solver fits: {}, and {DEFAULT_LARGE_MLCP_SOLVER}, the default instead, \
+                         stops at the start: {e}; choose --solver pgs, or --solver enum with --max-iterations N to \
+                         bound its cases",
+                        enumeration_size_text(mlcp.m(), size, default_enum_cases())
+                    )));
+                }
+                other => other.map_err(bad_input)?,
+            }
         }
         Problem::Relay(relay) => {
             let name = args.solver.as_deref().unwrap_or(DEFAULT_RELAY_SOLVER);
             let Some(mut method) = RelayMethod::from_name(name, tolerance, max_iterations) else {
-                return Ok(Err(unknown_solver(name, kind, &RelayMethod::NAMES)));
+                return Err(unknown_solver(name, kind, &RelayMethod::NAMES));
             };
             if let Some(b) = limit {
                 method = method.with_max_dense_bytes(b);
             }
-            let mut solver = method.build()?;
+            let mut solver = method.build().map_err(bad_input)?;
             let name = solver.name();
-            time_solves(name, repeat, [("z", size), ("w", size), ("", 0)], |z, w, _| solver.solve(relay, z, w))?
+            time_solves(name, repeat, [("z", size), ("w", size), ("", 0)], |z, w, _| solver.solve(relay, z, w))
+                .map_err(bad_input)?
         }
         Problem::Fc3d(fc) => {
             let name = args.solver.as_deref().unwrap_or(DEFAULT_FC3D_SOLVER);
             let Some(method) = Fc3dMethod::from_name(name, tolerance, max_iterations) else {
-                return Ok(Err(unknown_solver(name, kind, &Fc3dMethod::NAMES)));
+                return Err(unknown_solver(name, kind, &Fc3dMethod::NAMES));
             };
-            let mut solver = method.build()?;
+            let mut solver = method.build().map_err(bad_input)?;
             let name = solver.name();
-            time_solves(name, repeat, [("r", size), ("u", size), ("", 0)], |r, u, _| solver.solve(fc, r, u))?
+            time_solves(name, repeat, [("r", size), ("u", size), ("", 0)], |r, u, _| solver.solve(fc, r, u))
+                .map_err(bad_input)?
         }
         Problem::Fc2d(fc) => {
             let name = args.solver.as_deref().unwrap_or(Fc2dMethod::DEFAULT_NAME);
             let Some(mut method) = Fc2dMethod::from_name(name, tolerance, max_iterations) else {
-                return Ok(Err(unknown_solver(name, kind, &Fc2dMethod::NAMES)));
+                return Err(unknown_solver(name, kind, &Fc2dMethod::NAMES));
             };
             if let Some(b) = limit {
                 method = method.with_max_dense_bytes(b);
             }
-            let mut solver = method.build()?;
+            let mut solver = method.build().map_err(bad_input)?;
             let name = solver.name();
-            time_solves(name, repeat, [("r", size), ("u", size), ("", 0)], |r, u, _| solver.solve(fc, r, u))?
+            time_solves(name, repeat, [("r", size), ("u", size), ("", 0)], |r, u, _| solver.solve(fc, r, u))
+                .map_err(bad_input)?
         }
         Problem::GlobalFc3d(gfc) => {
             let name = args.solver.as_deref().unwrap_or(DEFAULT_FC3D_SOLVER);
             let Some(method) = Fc3dMethod::from_name(name, None, max_iterations) else {
-                return Ok(Err(unknown_solver(name, kind, &Fc3dMethod::NAMES)));
+                return Err(unknown_solver(name, kind, &Fc3dMethod::NAMES));
             };
-            let local_name = method.clone().build()?.name();
+            let local_name = method.clone().build().map_err(bad_input)?.name();
             let options = global_options(GlobalFcOptions::default().with_fc3d_method(method), tolerance, limit);
-            let mut solver = GlobalFcSolver::new(options)?;
+            let mut solver = GlobalFcSolver::new(options).map_err(bad_input)?;
             let sizes = [("r", size), ("u", size), ("v", gfc.velocity_size())];
-            time_solves(local_name, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v))?
+            time_solves(local_name, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v)).map_err(bad_input)?
         }
         Problem::GlobalFc2d(gfc) => {
             let name = args.solver.as_deref().unwrap_or(Fc2dMethod::DEFAULT_NAME);
             let Some(method) = Fc2dMethod::from_name(name, None, max_iterations) else {
-                return Ok(Err(unknown_solver(name, kind, &Fc2dMethod::NAMES)));
+                return Err(unknown_solver(name, kind, &Fc2dMethod::NAMES));
             };
             let local_name = method.name();
             let options = global_options(GlobalFcOptions::default().with_fc2d_method(method), tolerance, limit);
-            let mut solver = GlobalFcSolver::new(options)?;
+            let mut solver = GlobalFcSolver::new(options).map_err(bad_input)?;
             let sizes = [("r", size), ("u", size), ("v", gfc.velocity_size())];
-            time_solves(local_name, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v))?
+            time_solves(local_name, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v)).map_err(bad_input)?
         }
     };
-    Ok(Ok(solved))
+    Ok(solved)
+}
+
+/// Bad input: the message of a numerics error.
+fn bad_input(e: NumericsError) -> Outcome {
+    Outcome::BadInput(e.to_string())
+}
+
+/// The default MLCP solver for `mlcp`: [`DEFAULT_MLCP_SOLVER`] (enumeration, as Siconos) when
+/// the enumeration's worst case with its default case cap is within [`MAX_ENUMERATION_WORK`],
+/// else [`DEFAULT_LARGE_MLCP_SOLVER`].
+fn default_mlcp_solver(mlcp: &MlcpProblem) -> &'static str {
+    if enumeration_work(mlcp.m(), mlcp.size(), default_enum_cases()) <= MAX_ENUMERATION_WORK {
+        DEFAULT_MLCP_SOLVER
+    } else {
+        DEFAULT_LARGE_MLCP_SOLVER
+    }
+}
+
+/// The case cap of the MLCP enumeration's default options.
+fn default_enum_cases() -> usize {
+    match MlcpMethod::from_name(DEFAULT_MLCP_SOLVER, None, None) {
+        Some(MlcpMethod::Enum(o)) => o.max_iterations,
+        _ => usize::MAX,
+    }
+}
+
+/// The number of cases an enumeration over `complementarity` unknowns tries at most, with the
+/// cap `cap`: `min(2^complementarity, cap)`.
+fn enumeration_cases(complementarity: usize, cap: usize) -> u64 {
+    let all = u32::try_from(complementarity).ok().and_then(|m| 1u64.checked_shl(m));
+    all.map_or(cap as u64, |all| all.min(cap as u64))
+}
+
+/// The worst-case work of an enumeration: its number of cases ([`enumeration_cases`]) times the
+/// cube of the size of the linear system each case factorizes (`size`, the number of unknowns).
+fn enumeration_work(complementarity: usize, size: usize, cap: usize) -> f64 {
+    enumeration_cases(complementarity, cap) as f64 * (size as f64).powi(3)
+}
+
+/// How large an enumeration is, in words: "the enumeration would try up to C cases (of 2^m) of
+/// an s × s linear system".
+fn enumeration_size_text(complementarity: usize, size: usize, cap: usize) -> String {
+    format!(
+        "the enumeration would try up to {} cases (of 2^{complementarity}), each a {size} x {size} linear system",
+        enumeration_cases(complementarity, cap)
+    )
+}
+
+/// Refuses up front an enumeration (of a `family` problem with `complementarity` unknowns in
+/// complementarity, `size` unknowns in all, at most `cap` cases) whose worst case is above
+/// [`MAX_ENUMERATION_WORK`]; the message names `alternative` and `--max-iterations`.
+fn check_enumeration(
+    family: &str,
+    complementarity: usize,
+    size: usize,
+    cap: usize,
+    alternative: &str,
+) -> Result<(), Outcome> {
+    if enumeration_work(complementarity, size, cap) <= MAX_ENUMERATION_WORK {
+        return Ok(());
+    }
+    Err(Outcome::BadInput(format!(
+        "{family} enumeration refused: {}, too long to finish; use --solver {alternative}, or bound the \
+         cases with --max-iterations N",
+        enumeration_size_text(complementarity, size, cap)
+    )))
 }
 
 /// The global solver's options with the tolerance and the dense limit of the command line.

@@ -45,6 +45,20 @@ pub enum NumericsError {
         /// Why it is rejected.
         reason: String,
     },
+    /// A problem file holds a Siconos problem type this crate does not read (recognised by its
+    /// layout, e.g. a `GenericMechanicalProblem`).
+    #[error(
+        "unsupported problem type: {problem} ({siconos}) in {path}; the supported types are lcp, mlcp, relay, \
+         fc2d, fc3d, gfc2d and gfc3d"
+    )]
+    UnsupportedProblem {
+        /// The file's path (or `<memory>`).
+        path: String,
+        /// The problem type, in words (e.g. `generic mechanical`).
+        problem: &'static str,
+        /// Siconos' name of the type (e.g. `GenericMechanicalProblem`).
+        siconos: &'static str,
+    },
     /// The solver does not handle this matrix storage.
     #[error("solver {solver} does not support {storage} storage")]
     UnsupportedStorage {

@@ -69,3 +69,19 @@ pub(crate) fn data_dir() -> Option<PathBuf> {
         None
     }
 }
+
+/// The path of a problem file shipped with the facade crate (`crates/nonsmooth/data`).
+pub(crate) fn shipped(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../nonsmooth/data").join(name)
+}
+
+/// Asserts that neither output stream of `out` shows a panic (`panicked`, or the hint to set
+/// `RUST_BACKTRACE`); `what` names the run in the failure message.
+pub(crate) fn assert_no_panic(out: &Output, what: &str) {
+    for (stream, text) in [("stdout", stdout(out)), ("stderr", stderr(out))] {
+        assert!(
+            !text.contains("panicked") && !text.contains("RUST_BACKTRACE"),
+            "{what}: {stream} shows a panic: {text}"
+        );
+    }
+}

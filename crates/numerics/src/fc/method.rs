@@ -90,7 +90,9 @@ impl Fc3dMethod {
 
     /// The method named as the command-line tool spells it, with default options and the given
     /// tolerance and iteration cap: `nsgs` (Alart–Curnier local solver), `nsgs-projection`,
-    /// `nsgs-quartic` (exact one-contact solver).
+    /// `nsgs-quartic` (exact one-contact solver), `nsn-ac`, `prox`.
+    /// An iteration cap of 0 is invalid for every method: `build` refuses it with
+    /// [`NumericsError::InvalidOption`] naming `max_iterations`.
     pub fn from_name(name: &str, tolerance: Option<f64>, max_iterations: Option<usize>) -> Option<Self> {
         let mut method = match name {
             "nsgs" => Fc3dMethod::Nsgs(NsgsOptions::default()),
@@ -249,6 +251,8 @@ impl Fc2dMethod {
 
     /// The method named as the command-line tool spells it, with default options and the given
     /// tolerance and iteration cap (sweeps; pivots for `lemke`): `nsgs`, `nsgs-dense`, `lemke`.
+    /// An iteration cap of 0 is invalid for every method: `build` refuses it with
+    /// [`NumericsError::InvalidOption`] naming `max_iterations`.
     pub fn from_name(name: &str, tolerance: Option<f64>, max_iterations: Option<usize>) -> Option<Self> {
         let mut method = match name {
             "nsgs" => Fc2dMethod::Nsgs(Nsgs2dOptions::default()),
@@ -364,5 +368,22 @@ mod tests {
         // NSGS makes no dense conversion: the limit does not apply.
         let mut nsgs = Fc2dMethod::default().with_max_dense_bytes(0).build().expect("valid options");
         assert!(nsgs.solve(&one_contact(), &mut r, &mut u).expect("sizes agree").is_converged());
+    }
+
+    #[test]
+    fn every_method_refuses_a_zero_iteration_cap() {
+        let is_cap_error = |e: &NumericsError| matches!(e, NumericsError::InvalidOption { name: "max_iterations", .. });
+        for name in Fc3dMethod::NAMES {
+            let method = Fc3dMethod::from_name(name, None, Some(0)).expect("a listed name");
+            let err = method.build().map(|s| s.name()).expect_err("0 iterations is invalid");
+            assert!(is_cap_error(&err), "fc3d {name}: {err}");
+            Fc3dMethod::from_name(name, None, Some(1)).expect("a listed name").build().expect("1 is valid");
+        }
+        for name in Fc2dMethod::NAMES {
+            let method = Fc2dMethod::from_name(name, None, Some(0)).expect("a listed name");
+            let err = method.build().map(|s| s.name()).expect_err("0 iterations is invalid");
+            assert!(is_cap_error(&err), "fc2d {name}: {err}");
+            Fc2dMethod::from_name(name, None, Some(1)).expect("a listed name").build().expect("1 is valid");
+        }
     }
 }

@@ -95,7 +95,8 @@ pub enum NsgsSchedule {
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct NsgsOptions {
-    /// Maximum number of sweeps over the contacts (default: 1000, Siconos' NSGS default).
+    /// Maximum number of sweeps over the contacts (default: 1000, Siconos' NSGS default). At
+    /// least 1.
     pub max_iterations: usize,
     /// Stop when [`Fc3dProblem::compute_error`] is at or below this (default: 1e-4, Siconos' NSGS
     /// default). Positive and finite.
@@ -260,6 +261,7 @@ impl NsgsOptions {
         }
         options::positive_finite("tolerance", self.tolerance)?;
         options::positive_finite("local_tolerance", self.local_tolerance)?;
+        options::at_least_one("max_iterations", self.max_iterations)?;
         options::at_least_one("local_max_iterations", self.local_max_iterations)?;
         if !(self.relaxation > 0.0 && self.relaxation < 2.0) {
             return Err(NumericsError::InvalidOption { name: "relaxation", reason: "must lie in (0, 2)" });
@@ -570,7 +572,7 @@ impl NsgsSolver {
     ///
     /// # Errors
     /// [`NumericsError::InvalidOption`] for a non-positive or non-finite tolerance, a zero
-    /// iteration cap (local), a relaxation outside `(0, 2)` or a zero evaluation frequency.
+    /// iteration cap (global or local), a relaxation outside `(0, 2)` or a zero evaluation frequency.
     pub fn new(options: NsgsOptions) -> Result<Self, NumericsError> {
         options.validate()?;
         Ok(Self {

@@ -80,6 +80,7 @@ pub fn solve_contact_2d(w: &[[f64; 2]; 2], q: &[f64; 2], mu: f64) -> Option<[f64
 #[non_exhaustive]
 pub struct Nsgs2dOptions {
     /// Maximum number of sweeps over the contacts (default: 1000, Siconos' `fc2d_nsgs` default).
+    /// At least 1.
     pub max_iterations: usize,
     /// Stop when [`Fc2dProblem::compute_error`] is at or below this (default: 1e-4, Siconos'
     /// `fc2d_nsgs` default). Positive and finite.
@@ -127,6 +128,7 @@ impl Nsgs2dOptions {
 
     fn validate(&self) -> Result<(), NumericsError> {
         options::positive_finite("tolerance", self.tolerance)?;
+        options::at_least_one("max_iterations", self.max_iterations)?;
         if !(self.relaxation > 0.0 && self.relaxation <= 1.0) {
             return Err(NumericsError::InvalidOption { name: "relaxation", reason: "must lie in (0, 1]" });
         }
@@ -163,8 +165,8 @@ impl Nsgs2dSolver {
     /// Builds a solver.
     ///
     /// # Errors
-    /// [`NumericsError::InvalidOption`] for a non-positive or non-finite tolerance or a
-    /// relaxation outside `(0, 1]`.
+    /// [`NumericsError::InvalidOption`] for a non-positive or non-finite tolerance, a zero
+    /// `max_iterations` or a relaxation outside `(0, 1]`.
     pub fn new(options: Nsgs2dOptions) -> Result<Self, NumericsError> {
         options.validate()?;
         Ok(Self { options, diag: Vec::new(), order: Vec::new() })

@@ -235,6 +235,20 @@ mod tests {
     }
 
     #[test]
+    fn a_local_method_with_a_zero_iteration_cap_is_refused() {
+        for name in Fc3dMethod::NAMES {
+            let method = Fc3dMethod::from_name(name, None, Some(0)).expect("a listed name");
+            let err = GlobalFcSolver::new(GlobalFcOptions::default().with_fc3d_method(method)).expect_err("invalid");
+            assert!(matches!(err, NumericsError::InvalidOption { name: "max_iterations", .. }), "{name}: {err}");
+        }
+        for name in Fc2dMethod::NAMES {
+            let method = Fc2dMethod::from_name(name, None, Some(0)).expect("a listed name");
+            let err = GlobalFcSolver::new(GlobalFcOptions::default().with_fc2d_method(method)).expect_err("invalid");
+            assert!(matches!(err, NumericsError::InvalidOption { name: "max_iterations", .. }), "{name}: {err}");
+        }
+    }
+
+    #[test]
     fn solves_a_two_body_3d_problem() {
         // Two bodies (3 dofs each) pushed into the ground (contact 0, 1) and against each other.
         let m = diag(&[1.0, 1.0, 1.0, 2.0, 2.0, 2.0]);

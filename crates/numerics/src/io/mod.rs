@@ -40,7 +40,11 @@
 //! unread tokens.) When no layout is accepted, the error of the layout that read furthest is
 //! returned (at equal distance, a validation error such as [`NumericsError::NonFinite`] rather
 //! than a parse error), unless a layout was stopped by the read limit: then that
-//! [`NumericsError::ReadLimitExceeded`] (see *Memory*).
+//! [`NumericsError::ReadLimitExceeded`] (see *Memory*); and except for a file in the layout of
+//! a Siconos problem type this crate does not read, which is
+//! [`NumericsError::UnsupportedProblem`] naming it: a `GenericMechanicalProblem` (Siconos'
+//! `genericMechanicalProblem_printInFile`: a square sparse-block `M`, `q`, then each diagonal
+//! block's sub-problem type and parameters).
 //!
 //! # Writing
 //!
@@ -105,7 +109,7 @@ use crate::matrix::NumericsMatrix;
 use crate::mlcp::MlcpProblem;
 use crate::relay::RelayProblem;
 
-use lexer::{Budget, Cursor, count_tokens, token_index_bytes, tokenize_counted};
+use lexer::{Budget, Cursor, Token, count_tokens, token_index_bytes, tokenize_counted};
 use problems::{Layout, read_layout};
 
 /// Default of [`ReadOptions::max_bytes`]: 4 GiB.
@@ -588,10 +592,60 @@ fn parse_with(
             }
         }
     }
+    if best.is_none()
+        && let Some((problem, siconos)) = unsupported_layout(&tokens, budget)
+    {
+        return Err(NumericsError::UnsupportedProblem { path: origin.to_string(), problem, siconos });
+    }
     match (best, furthest) {
         (Some((_, _, p)), _) => Ok(p),
         (None, Some((_, e))) => Err(e),
         (None, None) => Err(NumericsError::Parse { path: origin.to_string(), reason: "no layout to try".into() }),
+    }
+}
+
+/// The Siconos problem type this crate does not read whose layout `tokens` follow, as (type in
+/// words, Siconos' name); tried only when no supported layout fits.
+///
+/// A `GenericMechanicalProblem` (Siconos' `genericMechanicalProblem_printInFile`) is a square
+/// sparse-block matrix `M` (storage 1), its `q`, then a type number (and its parameters) per
+/// diagonal block: no supported layout starts with a sparse-block matrix. The matrix is read
+/// within `budget`, like the supported layouts.
+fn unsupported_layout(tokens: &[Token<'_>], budget: Budget) -> Option<(&'static str, &'static str)> {
+    let mut c = Cursor::new(tokens, "<memory>", budget);
+    if c.peek()?.text != "1" {
+        return None;
+    }
+    let m = matrix::read_matrix(&mut c, "M").ok()?;
+    let n = m.nrows();
+    if n == 0 || m.ncols() != n {
+        return None;
+    }
+    c.reals(n, "q").ok()?;
+    // The first block's type: one of Siconos' small problem-type numbers.
+    let first_type = c.integer("the first block's type").ok()?;
+    (0..64).contains(&first_type).then_some(("generic mechanical", "GenericMechanicalProblem"))
+}
+
+#[cfg(test)]
+mod unsupported_tests {
+    use super::*;
+
+    /// One FC3D block of a generic mechanical problem, in Siconos' layout: `M` (3 × 3, one
+    /// sparse block), `q`, then the block's type and friction coefficient.
+    const GENERIC_MECHANICAL: &str = "1 3 3 1 1 1 3 3 2 1 0 1 0 0 1.87 -0.33 -0.54 -0.33 1.56 -0.38 -0.54 -0.38 1.46 \
+                                      -1.3e-4 -0.14 -3.9e-3 4 0.1";
+
+    #[test]
+    fn a_generic_mechanical_file_is_named_unsupported() {
+        let err = parse_problem(GENERIC_MECHANICAL, None).expect_err("not a supported type");
+        assert!(matches!(err, NumericsError::UnsupportedProblem { problem: "generic mechanical", .. }), "{err}");
+        assert!(err.to_string().starts_with("unsupported problem type: generic mechanical (GenericMechanicalProblem)"));
+        // Without the sub-problem list it is only a matrix and a vector: a parse error.
+        let bare = GENERIC_MECHANICAL.rsplitn(3, ' ').nth(2).expect("three tokens or more");
+        assert!(matches!(parse_problem(bare, None), Err(NumericsError::Parse { .. })));
+        // A forced kind reads the kind's layout.
+        assert!(matches!(parse_problem(GENERIC_MECHANICAL, Some(ProblemKind::Lcp)), Err(NumericsError::Parse { .. })));
     }
 }
 

@@ -82,6 +82,8 @@ impl LcpMethod {
     /// The method named as the command-line tool spells it, with default options and the
     /// given tolerance and iteration cap (where the method has them):
     /// `lemke`, `pgs`, `psor`, `enum`, `newton-fb`, `newton-min`, `bpp`.
+    /// An iteration cap of 0 is invalid for every method: `build` refuses it with
+    /// [`NumericsError::InvalidOption`] naming `max_iterations`.
     pub fn from_name(name: &str, tolerance: Option<f64>, max_iterations: Option<usize>) -> Option<Self> {
         let mut method = match name {
             "lemke" => LcpMethod::Lemke(LemkeOptions::default()),
@@ -134,6 +136,21 @@ impl LcpMethod {
             LcpMethod::Enum(o) => LcpMethod::Enum(o.with_max_iterations(max_iterations)),
             LcpMethod::Newton(o) => LcpMethod::Newton(o.with_max_iterations(max_iterations)),
             LcpMethod::Bpp(o) => LcpMethod::Bpp(o.with_max_iterations(max_iterations)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_refuses_a_zero_iteration_cap() {
+        for name in LcpMethod::NAMES {
+            let method = LcpMethod::from_name(name, None, Some(0)).expect("a listed name");
+            let err = method.build().map(|s| s.name()).expect_err("0 iterations is invalid");
+            assert!(matches!(err, NumericsError::InvalidOption { name: "max_iterations", .. }), "{name}: {err}");
+            LcpMethod::from_name(name, None, Some(1)).expect("a listed name").build().expect("1 is valid");
         }
     }
 }

@@ -40,7 +40,7 @@ pub enum NewtonFunction {
 #[non_exhaustive]
 pub struct NewtonOptions {
     /// Maximum number of Newton iterations (default: `1000`, Siconos' `NEWTON_FB_FBLSA` and
-    /// `NEWTONMIN`).
+    /// `NEWTONMIN`). At least 1.
     pub max_iterations: usize,
     /// Residual of [`LcpProblem::compute_error`] accepted as converged (default: `1e-10`,
     /// Siconos' `NEWTON_FB_FBLSA` default). Must be positive and finite.
@@ -116,6 +116,7 @@ impl NewtonOptions {
     fn validate(&self) -> Result<(), NumericsError> {
         let invalid = |name, reason| Err(NumericsError::InvalidOption { name, reason });
         options::positive_finite("tolerance", self.tolerance)?;
+        options::at_least_one("max_iterations", self.max_iterations)?;
         if self.sufficient_decrease.is_nan() || self.sufficient_decrease <= 0.0 || self.sufficient_decrease >= 0.5 {
             return invalid("sufficient_decrease", "must lie in (0, 1/2)");
         }
@@ -516,8 +517,9 @@ impl NewtonSolver {
     /// Builds the solver after validating the options.
     ///
     /// # Errors
-    /// [`NumericsError::InvalidOption`] when the tolerance is not positive and finite or a line
-    /// search parameter is out of its range (see [`NewtonOptions`]).
+    /// [`NumericsError::InvalidOption`] when the tolerance is not positive and finite,
+    /// `max_iterations` is 0, or a line search parameter is out of its range (see
+    /// [`NewtonOptions`]).
     pub fn new(options: NewtonOptions) -> Result<Self, NumericsError> {
         options.validate()?;
         Ok(Self { options, workspace: NewtonWorkspace::default() })

@@ -16,7 +16,8 @@ use crate::{NumericsError, SolverReport, SolverStatus};
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct PgsOptions {
-    /// Maximum number of sweeps (default: `10_000`, as Siconos' `lcp_pgs` in 4.4).
+    /// Maximum number of sweeps (default: `10_000`, as Siconos' `lcp_pgs` in 4.4). At
+    /// least 1.
     pub max_iterations: usize,
     /// Residual of [`LcpProblem::compute_error`] accepted as converged (default: `1e-6`, Siconos'
     /// PGS default). Must be positive and finite.
@@ -80,6 +81,7 @@ impl PgsOptions {
 
     fn validate(&self) -> Result<(), NumericsError> {
         options::positive_finite("tolerance", self.tolerance)?;
+        options::at_least_one("max_iterations", self.max_iterations)?;
         if !self.relaxation.is_finite() || self.relaxation <= 0.0 || self.relaxation >= 2.0 {
             return Err(NumericsError::InvalidOption { name: "relaxation", reason: "must lie in (0, 2)" });
         }
@@ -183,8 +185,9 @@ impl PgsSolver {
     /// Builds the solver after validating the options.
     ///
     /// # Errors
-    /// [`NumericsError::InvalidOption`] when the tolerance is not positive and finite, the
-    /// relaxation is outside `(0, 2)`, or the error evaluation frequency is 0.
+    /// [`NumericsError::InvalidOption`] when the tolerance is not positive and finite,
+    /// `max_iterations` is 0, the relaxation is outside `(0, 2)`, or the error evaluation
+    /// frequency is 0.
     pub fn new(options: PgsOptions) -> Result<Self, NumericsError> {
         options.validate()?;
         Ok(Self { options, workspace: PgsWorkspace::default() })

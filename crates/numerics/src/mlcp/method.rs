@@ -34,6 +34,8 @@ impl MlcpMethod {
 
     /// The method named as the command-line tool spells it (`enum`, `pgs`, `lemke`), with
     /// default options and the given tolerance and iteration cap (cases, sweeps, pivots).
+    /// An iteration cap of 0 is invalid for every method: `build` refuses it with
+    /// [`NumericsError::InvalidOption`] naming `max_iterations`.
     pub fn from_name(name: &str, tolerance: Option<f64>, max_iterations: Option<usize>) -> Option<Self> {
         let mut method = match name {
             "enum" => MlcpMethod::Enum(EnumOptions::default()),
@@ -78,6 +80,21 @@ impl MlcpMethod {
                 o.lemke = o.lemke.with_max_dense_bytes(max_dense_bytes);
                 MlcpMethod::Lemke(o)
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_method_refuses_a_zero_iteration_cap() {
+        for name in MlcpMethod::NAMES {
+            let method = MlcpMethod::from_name(name, None, Some(0)).expect("a listed name");
+            let err = method.build().map(|s| s.name()).expect_err("0 iterations is invalid");
+            assert!(matches!(err, NumericsError::InvalidOption { name: "max_iterations", .. }), "{name}: {err}");
+            MlcpMethod::from_name(name, None, Some(1)).expect("a listed name").build().expect("1 is valid");
         }
     }
 }

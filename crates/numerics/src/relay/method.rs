@@ -50,6 +50,8 @@ impl RelayMethod {
     /// The method named as the command-line tool spells it (`lemke`, `pgs`), with default
     /// options and the given tolerance and iteration cap (pivots for Lemke, sweeps for PGS).
     /// `None` for an unknown name.
+    /// An iteration cap of 0 is invalid for every method: `build` refuses it with
+    /// [`NumericsError::InvalidOption`] naming `max_iterations`.
     pub fn from_name(name: &str, tolerance: Option<f64>, max_iterations: Option<usize>) -> Option<Self> {
         let mut method = match name {
             "lemke" => RelayMethod::Lemke(LemkeOptions::default()),
@@ -123,5 +125,15 @@ mod tests {
             RelayMethod::from_name("pgs", Some(-1.0), None).expect("known").build(),
             Err(NumericsError::InvalidOption { name: "tolerance", .. })
         ));
+    }
+
+    #[test]
+    fn every_method_refuses_a_zero_iteration_cap() {
+        for name in RelayMethod::NAMES {
+            let method = RelayMethod::from_name(name, None, Some(0)).expect("a listed name");
+            let err = method.build().map(|s| s.name()).expect_err("0 iterations is invalid");
+            assert!(matches!(err, NumericsError::InvalidOption { name: "max_iterations", .. }), "{name}: {err}");
+            RelayMethod::from_name(name, None, Some(1)).expect("a listed name").build().expect("1 is valid");
+        }
     }
 }

@@ -379,6 +379,7 @@ fn check_mutant(text: &str, kind: Option<ProblemKind>) -> bool {
                         | NumericsError::NonFinite { .. }
                         | NumericsError::EmptyProblem { .. }
                         | NumericsError::InvalidInput { .. }
+                        | NumericsError::UnsupportedProblem { .. }
                 ),
                 "unexpected error kind: {e:?}"
             );
