@@ -1,17 +1,21 @@
 //! A diverging simulation stops with `KernelError::NonFiniteState` at the first step whose state
 //! is not finite, and stays stopped: an unstable spring (`K < 0`, the state grows as
 //! `e^{√(−K/m) t}` until it overflows) and a force of `1e306` N (the position overflows near
-//! `t = √(2 · 1.8e308 / 1e306) ≈ 19 s`), under every time-stepping integrator.
+//! `t = √(2 · 1.8e308 / 1e306) ≈ 19 s`), under every time-stepping integrator, and the same
+//! models in event-driven runs.
 
 use faer::Mat;
 use nonsmooth_kernel::model::{
     FirstOrderLinearDs, FirstOrderLinearTir, LagrangianDs, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw,
     Nsds,
 };
+use nonsmooth_kernel::numerics::SolverStatus;
+use nonsmooth_kernel::simulation::event_driven::{RhsFn, RootFns};
 use nonsmooth_kernel::simulation::{
-    CombinedProjectionOptions, DirectProjectionOptions, EulerMoreauOsi, MoreauJeanCombinedProjectionOsi,
-    MoreauJeanDirectProjectionOsi, MoreauJeanOptions, MoreauJeanOsi, NonConvergencePolicy, OneStepIntegrator,
-    OneStepNsProblem, SchatzmanPaoliOptions, SchatzmanPaoliOsi, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
+    CombinedProjectionOptions, DirectProjectionOptions, EulerMoreauOsi, EventDriven, EventDrivenOptions, LsodarSmooth,
+    MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi, MoreauJeanOptions, MoreauJeanOsi,
+    NonConvergencePolicy, OdeFailureReason, OdeStop, OneStepIntegrator, OneStepNsProblem, SchatzmanPaoliOptions,
+    SchatzmanPaoliOsi, SmoothIntegrator, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
 };
 use nonsmooth_kernel::{KernelError, NonFiniteValue, StateQuantity};
 
@@ -305,5 +309,148 @@ fn an_overflowing_multiplier_is_named() -> Result<(), KernelError> {
         assert_eq!(what, expected, "{policy:?}");
         assert!(sim.step().is_err());
     }
+    Ok(())
+}
+
+/// Event-driven runs of the unstable spring and of the huge force end with an error, never
+/// with a trajectory reported finite: the ODE integrator refuses to accept a step to a
+/// non-finite state, and fails first (LSODAR: its step cap on the spring near `t = 7`, and an
+/// interpolation error at once on the huge force).
+#[test]
+fn event_driven_runs_of_diverging_models_end_with_an_error() -> Result<(), KernelError> {
+    for (k, f) in [(K, 0.0), (0.0, HUGE)] {
+        let mut sim =
+            EventDriven::new(model(k, f, true)?, grid()?, LsodarSmooth::siconos(), EventDrivenOptions::default())?;
+        let mut last_time = 0.0;
+        let error = loop {
+            assert!(sim.has_next_event(), "k = {k}, f = {f}: the run ended at t = {last_time} without an error");
+            match sim.step() {
+                Ok(report) => {
+                    let finite = sim.with_nsds(|n| {
+                        let s = n.ds(n.ds_ids().next().expect("a system")).expect("a system").state();
+                        s.q().iter().chain(s.v()).all(|x| x.is_finite())
+                    });
+                    assert!(finite, "an Ok event with a non-finite state at {report:?}");
+                    last_time = report.map_or(last_time, |r| r.time);
+                }
+                Err(e) => break e,
+            }
+        };
+        let expected = if k < 0.0 {
+            matches!(error, KernelError::OdeFailure { reason: OdeFailureReason::MaxSteps, time } if time > 6.0)
+        } else {
+            matches!(error, KernelError::InvalidOption { name: "tout", .. })
+        };
+        assert!(expected, "k = {k}, f = {f:e}: {error:?} (last event {last_time})");
+    }
+    Ok(())
+}
+
+/// A smooth integrator without safeguards: one explicit Euler step to `tout`, roots ignored
+/// (what a user's integrator may do; the library's refuse non-finite states).
+struct ExplicitEuler {
+    t: f64,
+    rate: Vec<f64>,
+}
+
+impl SmoothIntegrator for ExplicitEuler {
+    fn restart(&mut self, t0: f64, _y0: &[f64]) {
+        self.t = t0;
+    }
+
+    fn advance(
+        &mut self,
+        f: RhsFn<'_>,
+        _roots: RootFns<'_>,
+        tout: f64,
+        y: &mut [f64],
+    ) -> Result<(f64, OdeStop), KernelError> {
+        if tout > self.t {
+            self.rate.resize(y.len(), 0.0);
+            f(self.t, y, &mut self.rate)?;
+            for (yi, r) in y.iter_mut().zip(&self.rate) {
+                *yi += (tout - self.t) * r;
+            }
+            self.t = tout;
+        }
+        Ok((self.t, OdeStop::Reached))
+    }
+}
+
+/// An event-driven run whose integrator reaches a non-finite state (explicit Euler on the
+/// unstable spring, `q ← q + h v`, `v ← v − h k q`) stops at the first such event time, with
+/// the value named, and stays stopped.
+#[test]
+fn an_event_driven_run_that_blows_up_stops_at_the_first_non_finite_state() -> Result<(), KernelError> {
+    let (mut q, mut v, mut k_expected) = (1.0f64, 0.0f64, 0);
+    let grid = grid()?;
+    for k in 1..=20_000 {
+        let h = grid.time(k) - grid.time(k - 1);
+        (q, v) = (q + h * v, v + h * (-K * q));
+        if !q.is_finite() || !v.is_finite() {
+            k_expected = k;
+            break;
+        }
+    }
+    assert!(k_expected > 0, "the plain loop diverges");
+    let euler = ExplicitEuler { t: 0.0, rate: Vec::new() };
+    let mut sim = EventDriven::new(model(K, 0.0, false)?, grid, euler, EventDrivenOptions::default())?;
+    let error = loop {
+        match sim.step() {
+            Ok(_) => {
+                let finite = sim.with_nsds(|n| {
+                    let s = n.ds(n.ds_ids().next().expect("a system")).expect("a system").state();
+                    s.q().iter().chain(s.v()).all(|x| x.is_finite())
+                });
+                assert!(finite, "an Ok event with a non-finite state at t = {}", sim.time());
+            }
+            Err(e) => break e,
+        }
+    };
+    let (time, step, what) = non_finite(&error);
+    assert_eq!(time.to_bits(), grid.time(k_expected).to_bits(), "{error}");
+    assert_eq!(step, 0);
+    assert!(matches!(what, NonFiniteValue::System { ds: 0, component: 0, .. }), "{what:?}");
+    for _ in 0..2 {
+        assert_eq!(non_finite(&sim.step().expect_err("stopped")), (time, step, what));
+        assert_eq!(non_finite(&sim.process_events().expect_err("stopped")), (time, step, what));
+    }
+    assert!(sim.stopped().is_some());
+    Ok(())
+}
+
+/// An impact whose impulse overflows (a ball of 1e10 kg on the ground at 1e300 m/s:
+/// `λ[1] = (1 + e) m v = 2e310`) ends the run at the impact: Lemke's pivots break down.
+#[test]
+fn an_event_driven_impact_that_overflows_ends_the_run() -> Result<(), KernelError> {
+    let mut nsds = Nsds::new();
+    let b = nsds.add_ds(crate::ball(0.0, -1e300, 1e10)?);
+    nsds.link(LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?, NonsmoothLaw::newton_impact(1.0)?, &[b])?;
+    let grid = TimeDiscretisation::new(0.0, 0.01, 1.0)?;
+    let mut sim = EventDriven::new(nsds, grid, LsodarSmooth::siconos(), EventDrivenOptions::default())?;
+    let error = sim.step().expect_err("the impact at t0 fails");
+    assert!(
+        matches!(error, KernelError::NotConverged { report, .. } if report.status == SolverStatus::NumericalBreakdown),
+        "{error:?}"
+    );
+    Ok(())
+}
+
+/// An external force that turns NaN at `t = 0.1` ends the event-driven run with the error of
+/// the user function (the state stays finite: the integrator does not accept the step).
+#[test]
+fn an_event_driven_force_that_turns_nan_ends_the_run() -> Result<(), KernelError> {
+    let mut nsds = Nsds::new();
+    nsds.add_ds(
+        LagrangianLinearTids::new(vec![1.0], vec![0.0], Mat::identity(1, 1))?
+            .with_external_force_fn(|t, out| out[0] = if t < 0.1 { -9.81 } else { f64::NAN }),
+    );
+    let mut sim = EventDriven::new(nsds, grid()?, LsodarSmooth::siconos(), EventDrivenOptions::default())?;
+    let error = loop {
+        if let Err(e) = sim.step() {
+            break e;
+        }
+    };
+    assert!(matches!(error, KernelError::NonFiniteCallback { what: "F_ext", time } if time >= 0.1), "{error:?}");
     Ok(())
 }
