@@ -568,14 +568,13 @@ impl Nsds {
         None
     }
 
-    /// The first non-finite component of `λ[level]` over the interactions `ids`, in their order.
+    /// The first non-finite component of `λ[level]` over the interactions `ids`, in their order
+    /// (an interaction removed since the list was made is skipped).
     pub(crate) fn first_non_finite_multiplier(&self, ids: &[InteractionId], level: usize) -> Option<NonFiniteValue> {
         ids.iter().find_map(|&id| {
-            first_non_finite(&self.interaction_graph[id.0].lambda[level]).map(|component| NonFiniteValue::Multiplier {
-                interaction: id.index(),
-                level,
-                component,
-            })
+            let inter = self.interaction_graph.node_weight(id.0)?;
+            let component = first_non_finite(&inter.lambda[level])?;
+            Some(NonFiniteValue::Multiplier { interaction: id.index(), level, component })
         })
     }
 

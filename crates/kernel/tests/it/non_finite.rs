@@ -454,3 +454,35 @@ fn an_event_driven_force_that_turns_nan_ends_the_run() -> Result<(), KernelError
     assert!(matches!(error, KernelError::NonFiniteCallback { what: "F_ext", time } if time >= 0.1), "{error:?}");
     Ok(())
 }
+
+/// An error of a step after a change of the model (an interaction removed, one linking the
+/// systems of two integrators added) is that error: the search for a non-finite value that
+/// follows a failed step skips the removed interaction.
+#[test]
+fn an_invalid_change_of_the_model_is_not_taken_for_a_divergence() -> Result<(), KernelError> {
+    let mut nsds = Nsds::new();
+    let a = nsds.add_ds(crate::ball(0.1, 0.0, 1.0)?);
+    let b = nsds.add_ds(crate::ball(0.5, 0.0, 1.0)?);
+    let ground = || -> Result<LagrangianLinearTir, KernelError> {
+        LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?.with_offset(vec![-0.1])
+    };
+    let under_a = nsds.link(ground()?, NonsmoothLaw::newton_impact(0.0)?, &[a])?;
+    nsds.link(ground()?, NonsmoothLaw::newton_impact(0.0)?, &[b])?;
+    let mut sim = TimeStepping::builder(nsds, TimeDiscretisation::new(0.0, 1e-3, 1.0)?)
+        .integrator(MoreauJeanOsi::with_theta(THETA)?, [a])
+        .integrator(MoreauJeanOsi::with_theta(THETA)?, [b])
+        .problem(nonsmooth_kernel::simulation::ProblemLevel::Velocity, OneStepNsProblem::lcp_default()?)
+        .build()?;
+    for _ in 0..10 {
+        sim.step()?;
+    }
+    assert!(sim.nsds().active_interactions().contains(&under_a), "ball a rests on the ground");
+    // Linked first, so that the removed interaction leaves its slot empty.
+    let between = LagrangianLinearTir::new(faer::mat![[-1.0, 0.0, 0.0, 1.0, 0.0, 0.0]])?.with_offset(vec![-0.2])?;
+    sim.nsds_mut().link(between, NonsmoothLaw::newton_impact(0.0)?, &[a, b])?;
+    sim.nsds_mut().remove_interaction(under_a)?;
+    let error = sim.step().expect_err("an interaction between two integrators");
+    assert!(matches!(error, KernelError::SharedBetweenIntegrators { what: "interaction", .. }), "{error:?}");
+    assert!(sim.stopped().is_none());
+    Ok(())
+}
