@@ -6,9 +6,10 @@ use thiserror::Error;
 /// Errors raised by `nonsmooth-kernel`.
 ///
 /// Bad input (shapes, non-finite data, a mass matrix that is not symmetric positive definite,
-/// an unknown handle) is detected when the model or the simulation is built; the one error a
-/// running simulation raises by itself is [`KernelError::NotConverged`], under the
-/// [`NonConvergencePolicy::Fail`](crate::simulation::NonConvergencePolicy::Fail) policy.
+/// an unknown handle) is detected when the model or the simulation is built. A running
+/// simulation raises by itself the non-convergence errors ([`KernelError::NotConverged`] and
+/// its kin, under the [`NonConvergencePolicy::Fail`](crate::simulation::NonConvergencePolicy::Fail)
+/// policy) and [`KernelError::NonFiniteState`] when it diverges.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum KernelError {
@@ -160,6 +161,87 @@ pub enum KernelError {
         /// Why it is refused.
         reason: &'static str,
     },
+    /// A step (time-stepping) or an integration or event (event-driven) left a NaN or an
+    /// infinity in a system's state or in an interaction's multiplier: the simulation diverged
+    /// (an unstable model, a time step too long for it, forces that overflow). The simulation
+    /// stops there: every later step returns this error again.
+    #[error("{what} is not finite at t = {time} (step {step}): the simulation diverged and is stopped")]
+    NonFiniteState {
+        /// The time at the end of the step (event-driven: the time reached).
+        time: f64,
+        /// The step index (1 for the first step; 0 in event-driven runs).
+        step: usize,
+        /// The first non-finite value found.
+        what: NonFiniteValue,
+    },
+}
+
+/// Where a running simulation found a non-finite value ([`KernelError::NonFiniteState`]): the
+/// systems are checked first, in index order, then the interactions of the step's one-step
+/// problems, in the problems' order; the first non-finite component is named.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NonFiniteValue {
+    /// A component of a dynamical system's state.
+    System {
+        /// The system's index ([`DsId::index`](crate::model::DsId::index)).
+        ds: usize,
+        /// The vector that holds the value.
+        quantity: StateQuantity,
+        /// The index of the component in that vector.
+        component: usize,
+    },
+    /// A component of an interaction's multiplier `λ[level]`.
+    Multiplier {
+        /// The interaction's index ([`InteractionId::index`](crate::model::InteractionId::index)).
+        interaction: usize,
+        /// The level of the multiplier (0: position, 1: velocity or impulse, 2: acceleration).
+        level: usize,
+        /// The index of the component in `λ[level]`.
+        component: usize,
+    },
+}
+
+/// A vector of a dynamical system's state ([`NonFiniteValue::System`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StateQuantity {
+    /// The positions `q` of a second-order system.
+    Position,
+    /// The velocities `v` of a second-order system.
+    Velocity,
+    /// The state `x` of a first-order system.
+    State,
+    /// The free state of a system: what its integrator predicts without the interactions'
+    /// inputs (`v_free` of Moreau–Jean, `q_free` of Schatzman–Paoli, the partial state `x_p`
+    /// of Euler–Moreau). Read when a step fails before updating the state, e.g. when its
+    /// one-step problem refuses non-finite data.
+    FreeState,
+}
+
+impl StateQuantity {
+    /// How messages name the vector: `q`, `v`, `x` or `the free state`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Position => "q",
+            Self::Velocity => "v",
+            Self::State => "x",
+            Self::FreeState => "the free state",
+        }
+    }
+}
+
+impl std::fmt::Display for NonFiniteValue {
+    fn fmt(&self, fm: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Self::System { ds, quantity, component } => {
+                write!(fm, "component {component} of {} of system {ds}", quantity.name())
+            }
+            Self::Multiplier { interaction, level, component } => {
+                write!(fm, "component {component} of lambda[{level}] of interaction {interaction}")
+            }
+        }
+    }
 }
 
 /// Why an ODE integrator failed ([`KernelError::OdeFailure`]).

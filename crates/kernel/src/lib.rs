@@ -37,5 +37,5 @@ mod linalg;
 pub mod model;
 pub mod simulation;
 
-pub use error::KernelError;
+pub use error::{KernelError, NonFiniteValue, StateQuantity};
 pub use nonsmooth_numerics as numerics;

@@ -1,6 +1,6 @@
 //! The error type of the mechanics crate.
 
-use nonsmooth_kernel::KernelError;
+use nonsmooth_kernel::{KernelError, NonFiniteValue};
 use thiserror::Error;
 
 /// Errors raised by `nonsmooth-mechanics`.
@@ -17,5 +17,21 @@ pub enum MechanicsError {
         path: std::path::PathBuf,
         /// The I/O error.
         source: std::io::Error,
+    },
+    /// A step left a NaN or an infinity in a body's state or in the impulse of one of its
+    /// contacts (the kernel's [`KernelError::NonFiniteState`], with the body named): the scene
+    /// diverged and is stopped, every later step returns this error again.
+    #[error("body {body}: {what} is not finite at t = {time} (step {step}): the scene diverged and is stopped")]
+    NonFiniteBody {
+        /// The time at the end of the step.
+        time: f64,
+        /// The step index (1 for the first step).
+        step: usize,
+        /// The body's index in the scene (the order of
+        /// [`SceneBuilder::add_body`](crate::scene::SceneBuilder::add_body)); for an impulse,
+        /// the contact's body (the first, for a contact between two bodies).
+        body: usize,
+        /// The value as the kernel names it (the body's system, or the contact's interaction).
+        what: NonFiniteValue,
     },
 }

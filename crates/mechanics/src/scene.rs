@@ -33,6 +33,7 @@
 use std::time::{Duration, Instant};
 
 use nonsmooth_kernel::KernelError;
+use nonsmooth_kernel::NonFiniteValue;
 use nonsmooth_kernel::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
 use nonsmooth_kernel::simulation::{
     MoreauJeanOsi, NonConvergencePolicy, OneStepNsProblem, StepReport, TimeDiscretisation, TimeStepping,
@@ -1084,14 +1085,41 @@ impl Scene {
 
     /// Detects the contacts at the current positions, then advances one step.
     ///
+    /// A step that leaves a NaN or an infinity in a body's state or in a contact's impulse
+    /// stops the scene with [`MechanicsError::NonFiniteBody`] (see [`TimeStepping::step`]);
+    /// every later step returns that error again, without detecting contacts.
+    ///
     /// # Errors
-    /// Errors of the kernel step (under [`NonConvergencePolicy::Fail`], non-convergence).
+    /// [`MechanicsError::NonFiniteBody`] when the scene diverged; errors of the kernel step
+    /// (under [`NonConvergencePolicy::Fail`], non-convergence).
     pub fn step(&mut self) -> Result<SceneStepReport, MechanicsError> {
+        if let Some(error) = self.sim.stopped() {
+            return Err(self.name_body(error));
+        }
         let started = Instant::now();
         let (created, removed) = self.detect()?;
         let detection = started.elapsed();
-        let step = self.sim.step()?;
+        let step = self.sim.step().map_err(|e| self.name_body(e))?;
         Ok(SceneStepReport { step, detection, contacts: self.contacts.len(), created, removed })
+    }
+
+    /// The kernel's error, as [`MechanicsError::NonFiniteBody`] when it is a non-finite value
+    /// of a body's system or of one of its contacts.
+    fn name_body(&self, error: KernelError) -> MechanicsError {
+        let KernelError::NonFiniteState { time, step, what } = error else { return error.into() };
+        let body = match what {
+            NonFiniteValue::System { ds, .. } => self.bodies.iter().position(|b| b.ds.index() == ds),
+            // A contact's key starts with its body of lower index (the shapes are numbered
+            // bodies first).
+            NonFiniteValue::Multiplier { interaction, .. } => {
+                self.contacts.iter().find(|(_, id)| id.index() == interaction).map(|&((body, _, _), _)| body)
+            }
+            _ => None,
+        };
+        match body {
+            Some(body) => MechanicsError::NonFiniteBody { time, step, body, what },
+            None => error.into(),
+        }
     }
 
     /// The shape, pose and material of shape `k` in the scene's numbering.

@@ -26,6 +26,7 @@ use super::interaction::{FirstOrderWork, Interaction, LEVELS, Linked, Relation};
 use super::law::NonsmoothLaw;
 use super::relation::LagrangianRelation;
 use crate::KernelError;
+use crate::error::{NonFiniteValue, StateQuantity};
 use crate::linalg::copy_small;
 
 /// Source of model identities for handles.
@@ -140,6 +141,11 @@ fn jacobian_at_positions(inter: &mut Interaction, node: NodeIndex, t: f64, q: &[
         q_work.copy_from_slice(q);
     }
     Ok(())
+}
+
+/// The index of the first NaN or infinity of `values`.
+fn first_non_finite(values: &[f64]) -> Option<usize> {
+    values.iter().position(|x| !x.is_finite())
 }
 
 /// An interaction links one system or two distinct ones.
@@ -538,6 +544,38 @@ impl Nsds {
 
     pub(crate) fn interaction_ref(&self, id: InteractionId) -> &Interaction {
         &self.interaction_graph[id.0]
+    }
+
+    /// The first non-finite value of the systems' states, in index order: `q` then `v` of a
+    /// second-order system, `x` of a first-order one (one pass over the systems, reading each
+    /// vector once).
+    pub(crate) fn first_non_finite_state(&self) -> Option<NonFiniteValue> {
+        use petgraph::visit::IntoNodeReferences;
+        for (node, system) in self.ds_graph.node_references() {
+            let found = match system {
+                DynamicalSystem::SecondOrder(d) => {
+                    let s = d.state();
+                    first_non_finite(&s.q)
+                        .map(|c| (StateQuantity::Position, c))
+                        .or_else(|| first_non_finite(&s.v).map(|c| (StateQuantity::Velocity, c)))
+                }
+                DynamicalSystem::FirstOrder(d) => first_non_finite(&d.state().x).map(|c| (StateQuantity::State, c)),
+            };
+            if let Some((quantity, component)) = found {
+                return Some(NonFiniteValue::System { ds: node.index(), quantity, component });
+            }
+        }
+        None
+    }
+
+    /// The first non-finite component of `λ[level]` over the interactions `ids`, in their order
+    /// (an interaction removed since the list was made is skipped).
+    pub(crate) fn first_non_finite_multiplier(&self, ids: &[InteractionId], level: usize) -> Option<NonFiniteValue> {
+        ids.iter().find_map(|&id| {
+            let inter = self.interaction_graph.node_weight(id.0)?;
+            let component = first_non_finite(&inter.lambda[level])?;
+            Some(NonFiniteValue::Multiplier { interaction: id.index(), level, component })
+        })
     }
 
     /// Gathers the linked systems' positions and velocities into the interaction's workspaces.

@@ -35,9 +35,9 @@ use super::events::{EventKind, EventsManager};
 use super::ode::{LsodarIntegrator, OdeIntegrator, OdeOptions, OdeStop};
 use super::osns::{BlockAssembly, MatrixStorage};
 use super::time_stepping::TimeDiscretisation;
-use crate::KernelError;
 use crate::linalg::DenseLu;
 use crate::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
+use crate::{KernelError, NonFiniteValue};
 
 /// A right-hand side `f(t, y, out)` of an ODE.
 pub type RhsFn<'a> = &'a mut dyn FnMut(f64, &[f64], &mut [f64]) -> Result<(), KernelError>;
@@ -212,6 +212,11 @@ struct Smooth {
 
 /// Event-driven simulation (Siconos' `EventDriven`): `advance_to_event`, then
 /// `process_events`, or both in [`EventDriven::step`].
+///
+/// After each integration and each event, the state `q`, `v` of the systems and the multipliers
+/// `λ[1]`, `λ[2]` of the interactions are checked: a NaN or an infinity (a diverging model, forces
+/// that overflow) stops the simulation with [`KernelError::NonFiniteState`], and every later call
+/// returns that error again ([`EventDriven::stopped`]).
 pub struct EventDriven {
     smooth: RefCell<Smooth>,
     events: EventsManager,
@@ -219,6 +224,8 @@ pub struct EventDriven {
     x: Vec<f64>,
     restart: bool,
     impacts: usize,
+    /// The time and the value of the non-finite state that stopped the simulation.
+    stopped: Option<(f64, NonFiniteValue)>,
 }
 
 impl std::fmt::Debug for EventDriven {
@@ -307,6 +314,7 @@ impl EventDriven {
             x,
             restart: true,
             impacts: 0,
+            stopped: None,
         };
         sim.gather_state();
         Ok(sim)
@@ -367,14 +375,55 @@ impl EventDriven {
         }
     }
 
+    /// The error that stopped the simulation, [`KernelError::NonFiniteState`], when an
+    /// integration or an event left a non-finite state; `None` while it runs.
+    pub fn stopped(&self) -> Option<KernelError> {
+        self.stopped.map(|(time, what)| KernelError::NonFiniteState { time, step: 0, what })
+    }
+
+    /// Checks the state after an integration or an event that ended at `time` with `result`
+    /// (an error of one that left a non-finite state is the divergence, at the error's time).
+    fn check_state<T>(&mut self, result: Result<T, KernelError>, time: f64) -> Result<T, KernelError> {
+        let time = match &result {
+            Ok(_) => time,
+            Err(KernelError::NonFiniteState { .. }) => return result,
+            Err(e) => error_time(e).unwrap_or(time),
+        };
+        let smooth = self.smooth.get_mut();
+        let found = smooth.nsds.first_non_finite_state().or_else(|| {
+            let ids: Vec<InteractionId> = smooth.nsds.interaction_ids().collect();
+            (1..=2).find_map(|level| smooth.nsds.first_non_finite_multiplier(&ids, level))
+        });
+        match found {
+            Some(what) => {
+                self.stopped = Some((time, what));
+                Err(KernelError::NonFiniteState { time, step: 0, what })
+            }
+            None => result,
+        }
+    }
+
     /// Integrates the smooth dynamics from the current event to the next one, or to the first
     /// root found on the way (then a nonsmooth event is scheduled there).
     ///
     /// # Errors
-    /// Integration and user-function errors.
+    /// [`KernelError::NonFiniteState`] when the integration reached a non-finite state (the
+    /// simulation is then stopped), or when an earlier call stopped it; integration and
+    /// user-function errors.
     pub fn advance_to_event(&mut self) -> Result<(), KernelError> {
+        if let Some(error) = self.stopped() {
+            return Err(error);
+        }
+        let start = self.events.starting_time();
+        let result = self.integrate_to_event();
+        let reached = *result.as_ref().unwrap_or(&start);
+        self.check_state(result, reached).map(|_| ())
+    }
+
+    /// [`EventDriven::advance_to_event`] without the checks; returns the time reached.
+    fn integrate_to_event(&mut self) -> Result<f64, KernelError> {
         let t_init = self.events.starting_time();
-        let Some(t_end) = self.events.next_time() else { return Ok(()) };
+        let Some(t_end) = self.events.next_time() else { return Ok(t_init) };
         {
             let smooth = self.smooth.get_mut();
             smooth.reset_multipliers();
@@ -401,15 +450,27 @@ impl EventDriven {
         if !root && smooth.i2.iter().any(|&b| b) {
             smooth.acceleration_problem(t_out)?;
         }
-        Ok(())
+        Ok(t_out)
     }
 
     /// Processes the next event (see the module documentation).
     ///
     /// # Errors
+    /// [`KernelError::NonFiniteState`] when the event left a non-finite state or multiplier
+    /// (the simulation is then stopped), or when an earlier call stopped it;
     /// [`KernelError::EventDriven`] for a gap below `−TOL_ED` or an inconsistent acceleration
     /// problem; one-step problem and user-function errors.
     pub fn process_events(&mut self) -> Result<Option<EventReport>, KernelError> {
+        if let Some(error) = self.stopped() {
+            return Err(error);
+        }
+        let result = self.process_next_event();
+        let time = self.events.starting_time();
+        self.check_state(result, time)
+    }
+
+    /// [`EventDriven::process_events`] without the checks.
+    fn process_next_event(&mut self) -> Result<Option<EventReport>, KernelError> {
         let Some(kind) = self.events.process_events() else { return Ok(None) };
         let t = self.events.starting_time();
         let mut impact = false;
@@ -437,10 +498,21 @@ impl EventDriven {
     /// [`EventDriven::advance_to_event`] then [`EventDriven::process_events`].
     ///
     /// # Errors
-    /// As the two.
+    /// As the two ([`KernelError::NonFiniteState`] once the simulation is stopped).
     pub fn step(&mut self) -> Result<Option<EventReport>, KernelError> {
         self.advance_to_event()?;
         self.process_events()
+    }
+}
+
+/// The time an error of a running simulation carries, if it has one.
+fn error_time(error: &KernelError) -> Option<f64> {
+    match *error {
+        KernelError::OdeFailure { time, .. }
+        | KernelError::NonFiniteCallback { time, .. }
+        | KernelError::NotConverged { time, .. }
+        | KernelError::EventDriven { time, .. } => Some(time),
+        _ => None,
     }
 }
 

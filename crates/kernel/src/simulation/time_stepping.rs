@@ -9,8 +9,8 @@ use super::osi::{
 };
 use super::osns::OneStepProblem;
 use super::projection::ProjectionReport;
-use crate::KernelError;
 use crate::model::{DsId, InteractionId, Nsds};
+use crate::{KernelError, NonFiniteValue, StateQuantity};
 
 /// The time grid `t_k = t0 + k h` up to `t_end` (Siconos' `TimeDiscretisation`: each step's
 /// length is `t_{k+1} − t_k` computed in floating point, as Siconos 4.4 does).
@@ -307,6 +307,9 @@ pub struct TimeStepping {
     slot_stays: Vec<bool>,
     slot_priority: Vec<f64>,
     entering: Vec<InteractionId>,
+    /// Set when a step found a non-finite state (`time`, `step`, the value): the simulation is
+    /// stopped and every later step returns [`KernelError::NonFiniteState`] again.
+    stopped: Option<(f64, usize, NonFiniteValue)>,
 }
 
 /// Builds a [`TimeStepping`] of several one-step integrators
@@ -437,6 +440,7 @@ impl TimeSteppingBuilder {
             slot_stays: Vec::new(),
             slot_priority: Vec::new(),
             entering: Vec::new(),
+            stopped: None,
         };
         sim.refresh_topology()?;
         Ok(sim)
@@ -639,12 +643,93 @@ impl TimeStepping {
 
     /// Advances from `t_k` to `t_{k+1}`.
     ///
+    /// After the Newton loop (and the projection), the step checks the state it computed: `q`
+    /// and `v` of the second-order systems, `x` of the first-order ones, and the multipliers of
+    /// its one-step problems (`λ[1]` at velocity level, `λ[0]` at position level and for
+    /// first-order systems). A NaN or an infinity stops the simulation with
+    /// [`KernelError::NonFiniteState`], which names the first such value (the systems in index
+    /// order, then the interactions in the problems' order), before the non-convergence
+    /// policies look at the step. The model then holds the values of that step (the non-finite
+    /// ones included) and its memories those of `t_k`; [`TimeStepping::steps_done`] and
+    /// [`TimeStepping::time`] stay at `t_k`. The simulation is stopped: every later call
+    /// returns the same error without computing anything ([`TimeStepping::stopped`]).
+    ///
     /// # Errors
+    /// [`KernelError::NonFiniteState`] when the simulation diverged (at this step or an earlier
+    /// one; it also replaces any other error of a step that left a non-finite state);
     /// [`KernelError::NotConverged`], [`KernelError::NewtonNotConverged`] and
     /// [`KernelError::ProjectionNotConverged`] under [`NonConvergencePolicy::Fail`]; errors of
     /// the one-step problems, of a singular `W`, of the integrators' assignment after a change
     /// of the model, and of user functions.
     pub fn step(&mut self) -> Result<StepReport, KernelError> {
+        if let Some(error) = self.stopped() {
+            return Err(error);
+        }
+        let result = self.advance();
+        let found = match &result {
+            Ok(_) => None,
+            Err(KernelError::NonFiniteState { time, step, what }) => Some((*time, *step, *what)),
+            // Another error of a step that left a non-finite value (a one-step problem or a
+            // relation given NaN) is the divergence.
+            Err(_) => self
+                .first_non_finite()
+                .or_else(|| self.first_non_finite_free_state())
+                .map(|what| (self.grid.time(self.k + 1), self.k + 1, what)),
+        };
+        if let Some((time, step, what)) = found {
+            self.stopped = Some((time, step, what));
+            return Err(KernelError::NonFiniteState { time, step, what });
+        }
+        result
+    }
+
+    /// The error that stopped the simulation, [`KernelError::NonFiniteState`], when a step
+    /// found a non-finite state ([`TimeStepping::step`]); `None` while it runs.
+    pub fn stopped(&self) -> Option<KernelError> {
+        self.stopped.map(|(time, step, what)| KernelError::NonFiniteState { time, step, what })
+    }
+
+    /// The first non-finite value of the systems' states, then of the multipliers of the
+    /// step's one-step problems at their level.
+    fn first_non_finite(&self) -> Option<NonFiniteValue> {
+        self.nsds.first_non_finite_state().or_else(|| {
+            self.problems.iter().find_map(|p| {
+                let level = match p.level {
+                    ProblemLevel::Velocity => 1,
+                    ProblemLevel::Position | ProblemLevel::FirstOrder => 0,
+                };
+                self.nsds.first_non_finite_multiplier(p.ids(&self.members), level)
+            })
+        })
+    }
+
+    /// The first non-finite component of the systems' free states (their integrators'
+    /// predictions without the interactions' inputs), read when a step failed: a one-step
+    /// problem refuses non-finite data before the state is updated. Only after the
+    /// integrators were prepared for the current systems (their workspaces hold every system).
+    fn first_non_finite_free_state(&self) -> Option<NonFiniteValue> {
+        if self.seen_topology != self.nsds.topology_version {
+            return None;
+        }
+        self.nsds.ds_ids().find_map(|ds| {
+            let member = match self.members[..] {
+                [ref member] => member,
+                _ => self.members.get(*self.owner.get(ds.index())? as usize)?,
+            };
+            if !member.systems.contains(ds) {
+                return None;
+            }
+            let free = match member.osi.contribution() {
+                Contribution::SecondOrder(c) => c.free(ds),
+                Contribution::FirstOrder(c) => c.partial_state(ds),
+            };
+            let component = free.iter().position(|x| !x.is_finite())?;
+            Some(NonFiniteValue::System { ds: ds.index(), quantity: StateQuantity::FreeState, component })
+        })
+    }
+
+    /// One step ([`TimeStepping::step`] without the stop).
+    fn advance(&mut self) -> Result<StepReport, KernelError> {
         let started = std::time::Instant::now();
         self.refresh_topology()?;
         if self.seen_relations != self.nsds.relation_version {
@@ -694,6 +779,11 @@ impl TimeStepping {
             }
             self.load_problems();
         };
+        // A diverged state stops the run, whatever the policies would say of the step (a
+        // Newton residual of NaN is not a slow convergence).
+        if let Some(what) = self.first_non_finite() {
+            return Err(KernelError::NonFiniteState { time: step.t, step: number, what });
+        }
         self.apply_newton_policy(step.t, number, &outcome)?;
         if let Some(projection) = &projection {
             self.apply_projection_policy(step.t, number, projection)?;

@@ -11,6 +11,7 @@ mod event_driven;
 mod first_order;
 mod friction;
 mod layout;
+mod non_finite;
 mod projection;
 mod properties;
 mod schatzman_paoli;
