@@ -1,7 +1,7 @@
-//! Typed errors of the kernel: bad input is an `Err` with the exact
-//! `KernelError` variant (STYLE §4), detected when the model or the simulation is built; the
-//! only errors a running simulation raises by itself are the non-convergence ones, under
-//! `NonConvergencePolicy::Fail`.
+//! Typed errors of the kernel: bad input is an `Err` with the exact `KernelError` variant,
+//! detected when the model or the simulation is built. A running simulation raises by itself
+//! only the non-convergence errors of its `NonConvergencePolicy` and, when a step leaves a NaN
+//! or an infinity, `KernelError::NonFiniteState` (tested in `non_finite.rs`).
 
 use faer::Mat;
 use nonsmooth_kernel::KernelError;
