@@ -7,14 +7,16 @@ mod common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use nonsmooth::numerics::fc::{Fc2dMethod, Fc3dMethod};
 use nonsmooth::numerics::lcp::LcpMethod;
 use nonsmooth::numerics::mlcp::MlcpMethod;
 use nonsmooth::numerics::relay::RelayMethod;
 
-use common::{assert_no_panic, code, data_dir, json_line, run, shipped, stderr, stdout, str_path, temp_dir};
+use common::{
+    assert_no_panic, code, data_dir, json_line, run, shipped, spawn_piped, stderr, stdout, str_path, temp_dir,
+};
 
 /// Runs `nonsmooth args` and checks its exit code and that it did not panic; `expected_error`,
 /// when given, must appear on stderr (which then starts with `error: `).
@@ -186,12 +188,7 @@ fn unsupported_problem_types_are_named() {
 /// Spawns `nonsmooth args` with its standard output a pipe whose reading end is closed at
 /// once: every write of the report meets a broken pipe.
 fn run_with_closed_stdout(args: &[&str]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nonsmooth"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot run the nonsmooth binary");
+    let mut child = spawn_piped(args);
     drop(child.stdout.take());
     let mut err = Vec::new();
     child.stderr.take().expect("stderr is piped").read_to_end(&mut err).expect("cannot read stderr");
@@ -320,12 +317,7 @@ fn fc2d_7002_contacts_fit_in_4_gb() {
 /// when the run was killed.
 fn run_with_deadline(args: &[&str], limit: std::time::Duration) -> Option<(Output, std::time::Duration)> {
     let start = std::time::Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_nonsmooth"))
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot run the nonsmooth binary");
+    let mut child = spawn_piped(args);
     loop {
         if child.try_wait().expect("the child runs").is_some() {
             let elapsed = start.elapsed();

@@ -57,8 +57,10 @@ fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// A uniform number in `[0, 1)` from the 53 high bits.
-fn uniform(state: &mut u64) -> f64 {
+/// A uniform number in `[0, 1)` from the 53 high bits of the next SplitMix64 output of the
+/// stream `state` (G. L. Steele, D. Lea, C. H. Flood, "Fast splittable pseudorandom number
+/// generators", OOPSLA 2014): the jitter of the pile's lattice, reproducible from a seed.
+pub fn uniform(state: &mut u64) -> f64 {
     (splitmix64(state) >> 11) as f64 / (1u64 << 53) as f64
 }
 

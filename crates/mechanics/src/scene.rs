@@ -314,29 +314,15 @@ impl SceneOptions {
     /// The kernel's policy for these options: [`SceneNonConvergence::FailAbove`] becomes
     /// [`NonConvergencePolicy::FailAbove`] with the bounds `factor` times the FC3D solver's
     /// tolerance and `factor` times the Newton tolerance.
-    fn kernel_policy(&self) -> Result<NonConvergencePolicy, MechanicsError> {
-        Ok(match self.on_nonconvergence {
+    fn kernel_policy(&self) -> NonConvergencePolicy {
+        match self.on_nonconvergence {
             SceneNonConvergence::Fail => NonConvergencePolicy::Fail,
             SceneNonConvergence::Continue => NonConvergencePolicy::Continue,
-            SceneNonConvergence::FailAbove { factor } => {
-                let tolerance = match &self.method {
-                    Fc3dMethod::Nsgs(o) => o.tolerance,
-                    Fc3dMethod::NsnAc(o) => o.tolerance,
-                    Fc3dMethod::Prox(o) => o.tolerance,
-                    _ => {
-                        return Err(KernelError::InvalidOption {
-                            name: "on_nonconvergence",
-                            reason: "the scene reads no tolerance of this FC3D method: choose Fail or Continue",
-                        }
-                        .into());
-                    }
-                };
-                NonConvergencePolicy::FailAbove {
-                    residual: factor * tolerance,
-                    newton_residual: factor * self.newton_tolerance,
-                }
-            }
-        })
+            SceneNonConvergence::FailAbove { factor } => NonConvergencePolicy::FailAbove {
+                residual: factor * self.method.tolerance(),
+                newton_residual: factor * self.newton_tolerance,
+            },
+        }
     }
 
     /// Sets the time step.
@@ -634,7 +620,7 @@ impl SceneBuilder {
             TimeSteppingOptions::default()
                 .with_newton_tolerance(o.newton_tolerance)
                 .with_newton_max_iterations(o.newton_max_iterations)
-                .with_policy(o.kernel_policy()?)
+                .with_policy(o.kernel_policy())
                 // Every step's detection updates the contacts, whose outputs the next step then
                 // recomputes: the outputs at the end of a step would be computed for nothing.
                 .with_deferred_outputs(true),

@@ -14,6 +14,7 @@
 
 use nonsmooth::mechanics::MechanicsError;
 use nonsmooth::mechanics::geometry::Shape;
+use nonsmooth::mechanics::pile::uniform;
 use nonsmooth::mechanics::scene::{
     BodySpec, Material, Scene, SceneBuilder, SceneNonConvergence, SceneOptions, SceneStepReport,
 };
@@ -66,16 +67,6 @@ pub struct PourSample {
     pub residual: f64,
     /// Largest penetration of a sphere into the floor, a wall or another sphere (m, ≥ 0).
     pub penetration: f64,
-}
-
-/// SplitMix64 (Steele, Lea, Flood, "Fast splittable pseudorandom number generators", 2014):
-/// a uniform number in `[0, 1)` from the next 53 bits of the stream `state`.
-fn uniform(state: &mut u64) -> f64 {
-    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
 }
 
 impl Pour {

@@ -4,7 +4,7 @@
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, Command, Output, Stdio};
 
 use serde_json::Value;
 
@@ -20,6 +20,16 @@ pub(crate) fn temp_dir(binary: &str, test: &str) -> PathBuf {
 /// Runs `nonsmooth` with `args`.
 pub(crate) fn nonsmooth<S: AsRef<OsStr>>(args: &[S]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_nonsmooth")).args(args).output().expect("cannot run the nonsmooth binary")
+}
+
+/// Starts `nonsmooth args` with its standard output and error as pipes.
+pub(crate) fn spawn_piped(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_nonsmooth"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot run the nonsmooth binary")
 }
 
 /// Runs `nonsmooth` with UTF-8 `args`.

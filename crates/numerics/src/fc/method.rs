@@ -122,6 +122,16 @@ impl Fc3dMethod {
         }
     }
 
+    /// The tolerance of the chosen method, on Siconos' FC3D error (the error measure of
+    /// Siconos' `fc3d_compute_error`).
+    pub fn tolerance(&self) -> f64 {
+        match self {
+            Fc3dMethod::Nsgs(o) => o.tolerance,
+            Fc3dMethod::NsnAc(o) => o.tolerance,
+            Fc3dMethod::Prox(o) => o.tolerance,
+        }
+    }
+
     /// Sets the iteration cap of the chosen method (sweeps, Newton steps, proximal steps).
     pub fn with_max_iterations(self, max_iterations: usize) -> Self {
         match self {
