@@ -11,6 +11,7 @@ pub mod osns;
 pub mod projection;
 pub mod recorder;
 pub mod schatzman_paoli;
+pub mod summary;
 pub mod time_stepping;
 
 pub use euler_moreau::{EulerMoreauOptions, EulerMoreauOsi};
@@ -31,6 +32,7 @@ pub use projection::{
 };
 pub use recorder::Trajectory;
 pub use schatzman_paoli::{SchatzmanPaoliOptions, SchatzmanPaoliOsi, SchatzmanPaoliStartup};
+pub use summary::{Miss, RunSummary};
 pub use time_stepping::{
     NonConvergencePolicy, StepReport, StepTimings, TimeDiscretisation, TimeStepping, TimeSteppingBuilder,
     TimeSteppingOptions,

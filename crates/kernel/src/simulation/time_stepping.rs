@@ -9,6 +9,7 @@ use super::osi::{
 };
 use super::osns::OneStepProblem;
 use super::projection::ProjectionReport;
+use super::summary::RunSummary;
 use crate::model::{DsId, InteractionId, Nsds};
 use crate::{KernelError, NonFiniteValue, StateQuantity};
 
@@ -199,6 +200,34 @@ pub struct StepReport {
     pub timings: StepTimings,
 }
 
+impl StepReport {
+    /// The report of the step's one-step problem solver (status, iterations, residual), `None`
+    /// when no interaction was active ([`StepReport::osns`]).
+    pub fn solver(&self) -> Option<&SolverReport> {
+        self.osns.as_ref()
+    }
+
+    /// Whether the step converged: its one-step problem (when one was solved), its Newton loop
+    /// and its projection (projection schemes) all ended within their tolerances.
+    pub fn converged(&self) -> bool {
+        self.osns.is_none_or(|o| o.is_converged())
+            && self.newton_converged
+            && self.projection.is_none_or(|p| p.converged)
+    }
+}
+
+impl RunSummary {
+    /// Adds one step from its report: its one-step problem ([`StepReport::osns`]), its
+    /// Newton loop and its projection. For a loop of one's own over [`TimeStepping::step`]
+    /// (the simulation keeps its own, [`TimeStepping::run_summary`]).
+    pub fn add(&mut self, report: &StepReport) {
+        let problem = report.osns.filter(|o| !o.is_converged());
+        let newton = (!report.newton_converged).then_some(report.newton_residual);
+        let projection = report.projection.is_some_and(|p| !p.converged);
+        self.record(report.step, report.time, problem, newton, projection);
+    }
+}
+
 /// Wall-clock time of one step, split by phase (measured with `std::time::Instant`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[non_exhaustive]
@@ -221,6 +250,8 @@ struct NewtonOutcome {
     linear: bool,
     /// Whether a one-step problem of the last iteration stopped before its tolerance.
     problem_unconverged: bool,
+    /// The unconverged one-step problem of the last iteration with the largest residual.
+    worst_problem: Option<SolverReport>,
 }
 
 /// One integrator of a [`TimeStepping`] with its systems.
@@ -310,6 +341,8 @@ pub struct TimeStepping {
     /// Set when a step found a non-finite state (`time`, `step`, the value): the simulation is
     /// stopped and every later step returns [`KernelError::NonFiniteState`] again.
     stopped: Option<(f64, usize, NonFiniteValue)>,
+    /// Convergence of the steps done ([`TimeStepping::run_summary`]).
+    summary: RunSummary,
 }
 
 /// Builds a [`TimeStepping`] of several one-step integrators
@@ -434,6 +467,7 @@ impl TimeSteppingBuilder {
             seen_topology: u64::MAX,
             seen_relations: 0,
             nonconverged: 0,
+            summary: RunSummary::new(),
             total_newton: 0,
             outputs_stale: false,
             priority_keys: Vec::new(),
@@ -636,6 +670,14 @@ impl TimeStepping {
         self.nonconverged
     }
 
+    /// Convergence of the steps done: how many ended above a tolerance (one-step problem,
+    /// Newton loop, projection) and the worst residuals, with their time and step; the Newton
+    /// tolerance is the options', the solver's tolerance is left for the caller to give
+    /// ([`RunSummary::with_tolerance`]). A step that stopped the run (an error) is not in it.
+    pub fn run_summary(&self) -> RunSummary {
+        self.summary.with_newton_tolerance(self.options.newton_tolerance)
+    }
+
     /// Newton iterations summed over all steps.
     pub fn total_newton_iterations(&self) -> usize {
         self.total_newton
@@ -799,6 +841,13 @@ impl TimeStepping {
             assembly += a;
             solve += s;
         }
+        self.summary.record(
+            number,
+            step.t,
+            outcome.worst_problem,
+            (!outcome.converged).then_some(outcome.residual),
+            projection.is_some_and(|p| !p.converged),
+        );
         Ok(StepReport {
             step: number,
             time: step.t,
@@ -879,6 +928,7 @@ impl TimeStepping {
         let mut converged = linear;
         let mut osns_report;
         let mut problem_unconverged;
+        let mut worst_problem: Option<SolverReport>;
         loop {
             iterations += 1;
             if !linear {
@@ -891,6 +941,7 @@ impl TimeStepping {
             }
             osns_report = None;
             problem_unconverged = false;
+            worst_problem = None;
             for problem in problems.iter_mut() {
                 let report = solve_problem(nsds, members, owner, problem, step.t, linear)?;
                 if let Some(report) = report
@@ -900,6 +951,11 @@ impl TimeStepping {
                         return Err(KernelError::NotConverged { time: step.t, step: number, report });
                     }
                     problem_unconverged = true;
+                    if worst_problem.is_none_or(|w| {
+                        !w.residual.is_nan() && (report.residual.is_nan() || report.residual > w.residual)
+                    }) {
+                        worst_problem = Some(report);
+                    }
                 }
                 osns_report = report.or(osns_report);
                 problem.osns.update_inputs(nsds, problem.ids(members), problem.level);
@@ -935,7 +991,7 @@ impl TimeStepping {
         } else {
             self.update_outputs(step.t)?;
         }
-        Ok((NewtonOutcome { iterations, residual, converged, linear, problem_unconverged }, osns_report))
+        Ok((NewtonOutcome { iterations, residual, converged, linear, problem_unconverged, worst_problem }, osns_report))
     }
 
     /// The non-convergence policy on the projection.
