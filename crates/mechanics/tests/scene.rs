@@ -443,3 +443,50 @@ fn a_hopeless_impact_stops_the_scene_by_default() -> Result<(), MechanicsError> 
     assert!(outcome.is_err(), "{} steps went on", scene.steps_done());
     Ok(())
 }
+
+/// The run summary of a scene: each step that stopped above the tolerance is counted, the worst
+/// error is recorded with its time and step, and the line says so; a run whose every step
+/// converged says that instead.
+#[test]
+fn the_run_summary_counts_the_steps_above_the_tolerance_and_the_worst() -> Result<(), MechanicsError> {
+    use nonsmooth_mechanics::scene::SceneNonConvergence;
+    let mut scene = capped_column(SceneNonConvergence::Continue)?;
+    let (mut misses, mut worst) = (0, None::<(usize, f64, f64)>);
+    while scene.has_next_step() {
+        let report = scene.step()?;
+        assert_eq!(report.converged(), report.solver().is_none_or(|o| o.is_converged()));
+        if !report.converged() {
+            misses += 1;
+            let residual = report.solver().expect("an unconverged problem").residual;
+            if worst.is_none_or(|(_, _, r)| residual > r) {
+                worst = Some((report.step.step, report.step.time, residual));
+            }
+        }
+    }
+    let summary = scene.run_summary();
+    let (step, time, residual) = worst.expect("the capped column misses");
+    assert_eq!((summary.steps, summary.unconverged, summary.problem_misses), (scene.steps_done(), misses, misses));
+    let miss = summary.worst_problem.expect("a worst step");
+    assert_eq!((miss.step, miss.time.to_bits(), miss.residual.to_bits()), (step, time.to_bits(), residual.to_bits()));
+    let line = summary.to_string();
+    println!("{line}");
+    assert!(
+        line.starts_with(&format!(
+            "{} steps; {misses} stopped above the tolerance 1e-4, worst error",
+            scene.steps_done()
+        ))
+    );
+    assert!(line.ends_with(&format!("(step {step})")));
+
+    let r = 0.05;
+    let mut b = SceneBuilder::new().with_final_time(0.05);
+    b.add_ground(0.0, Material::default())?;
+    b.add_body(BodySpec::new(Shape::sphere(r)?, 1000.0)?.with_position([0.0, 0.0, r]));
+    let mut scene = b.build()?;
+    while scene.has_next_step() {
+        scene.step()?;
+    }
+    assert!(scene.run_summary().all_converged());
+    assert_eq!(scene.run_summary().to_string(), format!("{} steps, all converged to 1e-4", scene.steps_done()));
+    Ok(())
+}
