@@ -14,13 +14,13 @@
 use clap::Parser;
 use nonsmooth_examples::cli::kernel::BouncingBallProjectionArgs;
 use nonsmooth_examples::kernel::bouncing_ball::BouncingBall;
-use nonsmooth_examples::kernel::bouncing_ball_projection::{COLUMN_NAMES, simulate};
+use nonsmooth_examples::kernel::bouncing_ball_projection::{COLUMN_NAMES, simulate_with_summary};
 
 fn main() -> anyhow::Result<()> {
     let args = BouncingBallProjectionArgs::parse();
     let output = args.output.open()?;
     let projection = args.projection;
-    let trajectory = simulate(&BouncingBall::default(), projection)?;
+    let (trajectory, summary) = simulate_with_summary(&BouncingBall::default(), projection)?;
     match output {
         Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
@@ -35,5 +35,6 @@ fn main() -> anyhow::Result<()> {
             );
         }
     }
+    println!("{summary}");
     Ok(())
 }

@@ -12,12 +12,12 @@
 use clap::Parser;
 use nonsmooth_examples::cli::kernel::BouncingBallSchatzmanPaoliArgs;
 use nonsmooth_examples::kernel::bouncing_ball::{BouncingBall, GRAVITY};
-use nonsmooth_examples::kernel::bouncing_ball_schatzman_paoli::{COLUMN_NAMES, simulate};
+use nonsmooth_examples::kernel::bouncing_ball_schatzman_paoli::{COLUMN_NAMES, simulate_with_summary};
 
 fn main() -> anyhow::Result<()> {
     let args = BouncingBallSchatzmanPaoliArgs::parse();
     let output = args.output.open()?;
-    let trajectory = simulate(&BouncingBall::default(), args.startup.into())?;
+    let (trajectory, summary) = simulate_with_summary(&BouncingBall::default(), args.startup.into())?;
     match output {
         Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
@@ -34,5 +34,6 @@ fn main() -> anyhow::Result<()> {
             );
         }
     }
+    println!("{summary}");
     Ok(())
 }

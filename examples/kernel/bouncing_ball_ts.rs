@@ -15,7 +15,7 @@ use nonsmooth_examples::kernel::bouncing_ball::{BouncingBall, COLUMN_NAMES};
 fn main() -> anyhow::Result<()> {
     let args = BouncingBallTsArgs::parse();
     let output = args.output.open()?;
-    let trajectory = BouncingBall::default().simulate()?;
+    let (trajectory, summary) = BouncingBall::default().simulate_with_summary()?;
     match output {
         Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
@@ -29,5 +29,6 @@ fn main() -> anyhow::Result<()> {
             );
         }
     }
+    println!("{summary}");
     Ok(())
 }

@@ -49,6 +49,9 @@ fn main() -> anyhow::Result<()> {
             run.impacts.len(),
             run.first_separation
         );
+        if let Some(summary) = &run.summary {
+            println!("time-stepping: {summary}");
+        }
         trajectory = Some(run.trajectory);
     }
     if ed || svg.is_some() {

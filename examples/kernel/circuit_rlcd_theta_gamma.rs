@@ -18,7 +18,7 @@ fn main() -> anyhow::Result<()> {
     let args = CircuitRlcdThetaGammaArgs::parse();
     let output = args.output.open()?;
     let theta = args.theta;
-    let trajectory = circuit_rlcd_theta_gamma::simulate(theta, 0.5)?;
+    let (trajectory, summary) = circuit_rlcd_theta_gamma::simulate_with_summary(theta, 0.5)?;
     match output {
         Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
@@ -30,5 +30,6 @@ fn main() -> anyhow::Result<()> {
             );
         }
     }
+    println!("{summary}");
     Ok(())
 }

@@ -38,5 +38,6 @@ fn main() -> anyhow::Result<()> {
         file.write(trajectory, &names.iter().map(String::as_str).collect::<Vec<_>>())?;
         println!("wrote {} rows to {}", trajectory.rows(), path.display());
     }
+    println!("{}", run.summary);
     Ok(())
 }

@@ -15,7 +15,7 @@ use nonsmooth_examples::kernel::diode_bridge::{self, COLUMN_NAMES};
 fn main() -> anyhow::Result<()> {
     let args = DiodeBridgeArgs::parse();
     let output = args.output.open()?;
-    let trajectory = diode_bridge::simulate()?;
+    let (trajectory, summary) = diode_bridge::simulate_with_summary()?;
     match output {
         Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
@@ -23,5 +23,6 @@ fn main() -> anyhow::Result<()> {
             println!("{} rows; last row {:?}", trajectory.rows(), last);
         }
     }
+    println!("{summary}");
     Ok(())
 }

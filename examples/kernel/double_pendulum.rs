@@ -13,12 +13,13 @@
 
 use clap::Parser;
 use nonsmooth_examples::cli::kernel::DoublePendulumArgs;
-use nonsmooth_examples::kernel::double_pendulum::{COLUMN_NAMES, DoublePendulum};
+use nonsmooth_examples::kernel::double_pendulum::{COLUMN_NAMES, DoublePendulum, LCP_TOLERANCE};
 
 fn main() -> anyhow::Result<()> {
     let args = DoublePendulumArgs::parse();
     let output = args.output.open()?;
-    let model = DoublePendulum { t_end: args.t_end, ..DoublePendulum::default() };
+    let mut model = DoublePendulum { t_end: args.t_end, ..DoublePendulum::default() };
+    model.on_nonconvergence = args.on_nonconvergence.kernel(LCP_TOLERANCE, model.newton_tolerance);
     let run = model.simulate()?;
     let trajectory = &run.trajectory;
     let (first, last) = (trajectory.row(0), trajectory.row(trajectory.rows() - 1));
@@ -39,5 +40,6 @@ fn main() -> anyhow::Result<()> {
         file.write(trajectory, &COLUMN_NAMES)?;
         println!("wrote {} rows to {}", trajectory.rows(), path.display());
     }
+    println!("{}", run.summary);
     Ok(())
 }

@@ -17,7 +17,7 @@ use nonsmooth_examples::kernel::mixed_integrators::{self, BEADS_COLUMN_NAMES};
 fn main() -> anyhow::Result<()> {
     let args = MixedIntegratorsArgs::parse();
     let output = args.output.open()?;
-    let together = mixed_integrators::simulate()?;
+    let (together, summary) = mixed_integrators::simulate_with_summary()?;
     let alone = mixed_integrators::simulate_alone()?;
     if let Some(file) = output {
         file.write(&together.beads, &BEADS_COLUMN_NAMES)?;
@@ -38,5 +38,6 @@ fn main() -> anyhow::Result<()> {
             if same { "bit for bit" } else { "DIFFERS from" }
         );
     }
+    println!("{summary}");
     Ok(())
 }

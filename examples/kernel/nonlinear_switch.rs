@@ -17,7 +17,8 @@ use nonsmooth_examples::kernel::nonlinear_switch::{self, COLUMN_NAMES};
 fn main() -> anyhow::Result<()> {
     let args = NonlinearSwitchArgs::parse();
     let output = args.output.open()?;
-    let run = nonlinear_switch::simulate(nonlinear_switch::H)?;
+    let policy = args.on_nonconvergence.kernel(nonlinear_switch::MLCP_TOLERANCE, nonlinear_switch::NEWTON_TOLERANCE);
+    let run = nonlinear_switch::simulate_with(nonlinear_switch::H, policy)?;
     match output {
         Some(file) => file.write(&run.trajectory, &COLUMN_NAMES)?,
         None => {
@@ -40,5 +41,6 @@ fn main() -> anyhow::Result<()> {
             );
         }
     }
+    println!("{}", run.summary);
     Ok(())
 }

@@ -16,7 +16,7 @@ use nonsmooth_examples::kernel::simple_example_relay::{self, COLUMN_NAMES};
 fn main() -> anyhow::Result<()> {
     let args = SimpleExampleRelayArgs::parse();
     let output = args.output.open()?;
-    let trajectory = simple_example_relay::simulate()?;
+    let (trajectory, summary) = simple_example_relay::simulate_with_summary()?;
     match output {
         Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
@@ -24,5 +24,6 @@ fn main() -> anyhow::Result<()> {
             println!("{} rows; last row {:?}", trajectory.rows(), last);
         }
     }
+    println!("{summary}");
     Ok(())
 }

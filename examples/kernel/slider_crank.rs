@@ -12,18 +12,24 @@
 //! `--siconos` leaves the header out.
 
 use clap::Parser;
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth_examples::cli::kernel::SliderCrankArgs;
-use nonsmooth_examples::kernel::slider_crank::{COLUMN_NAMES, MIN_GAP_COLUMN, SliderCrank};
+use nonsmooth_examples::kernel::slider_crank::{COLUMN_NAMES, LCP_TOLERANCE, MIN_GAP_COLUMN, SliderCrank};
 
 fn main() -> anyhow::Result<()> {
     let args = SliderCrankArgs::parse();
     let output = args.output.open()?;
     let scheme = args.scheme;
     let mut model = SliderCrank::default();
+    model.on_nonconvergence = args.on_nonconvergence.kernel(LCP_TOLERANCE, model.newton_tolerance);
     if let Some(steps) = args.steps {
         model.t_end = model.h * steps as f64;
     }
-    let trajectory = model.simulate(scheme)?;
+    let (trajectory, reports) = model.simulate_with_reports(scheme)?;
+    let mut summary = RunSummary::new().with_tolerance(LCP_TOLERANCE).with_newton_tolerance(model.newton_tolerance);
+    for report in &reports {
+        summary.add(report);
+    }
     let steps = trajectory.rows() - 1;
     println!("{scheme:?}: {steps} steps of h = {:e}", model.h);
     let windows = 10.min(steps.max(1));
@@ -41,5 +47,6 @@ fn main() -> anyhow::Result<()> {
         file.write(&trajectory, &COLUMN_NAMES)?;
         println!("wrote {} rows to {}", trajectory.rows(), path.display());
     }
+    println!("{summary}");
     Ok(())
 }

@@ -16,7 +16,7 @@ use nonsmooth_examples::kernel::woodpecker::{self, COLUMN_NAMES};
 fn main() -> anyhow::Result<()> {
     let args = WoodpeckerArgs::parse();
     let output = args.output.open()?;
-    let trajectory = woodpecker::simulate(woodpecker::reference_steps())?;
+    let (trajectory, summary) = woodpecker::simulate_with_summary(woodpecker::reference_steps())?;
     match output {
         Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
@@ -24,5 +24,6 @@ fn main() -> anyhow::Result<()> {
             println!("{} rows; final t = {:.5}, sleeve height y = {:.6e}", trajectory.rows(), last[0], last[1]);
         }
     }
+    println!("{summary}");
     Ok(())
 }

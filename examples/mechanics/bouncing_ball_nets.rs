@@ -9,13 +9,15 @@
 //! q_p0 q_p1 q_p2 q_p3 v_y v_z`) after that header line; `--siconos` leaves the header out.
 
 use clap::Parser;
+use nonsmooth::numerics::fc::nsgs::NsgsOptions;
 use nonsmooth_examples::cli::mechanics::BouncingBallNetsArgs;
-use nonsmooth_examples::mechanics::bouncing_ball_nets::{COLUMN_NAMES, simulate};
+use nonsmooth_examples::mechanics::bouncing_ball_nets::{COLUMN_NAMES, NEWTON_TOLERANCE, simulate_with};
 
 fn main() -> anyhow::Result<()> {
     let args = BouncingBallNetsArgs::parse();
     let output = args.output.open()?;
-    let trajectory = simulate(10.0)?;
+    let policy = args.on_nonconvergence.kernel(NsgsOptions::default().tolerance, NEWTON_TOLERANCE);
+    let (trajectory, summary) = simulate_with(10.0, policy)?;
     match output {
         Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
@@ -29,5 +31,6 @@ fn main() -> anyhow::Result<()> {
             );
         }
     }
+    println!("{summary}");
     Ok(())
 }

@@ -25,7 +25,12 @@ use plotters::prelude::*;
 
 fn main() -> anyhow::Result<()> {
     let args = PourSpheresArgs::parse();
-    let pour = Pour { n: args.n as usize, t_end: args.time, ..Pour::default() };
+    let pour = Pour {
+        n: args.n as usize,
+        t_end: args.time,
+        on_nonconvergence: args.on_nonconvergence.scene(),
+        ..Pour::default()
+    };
     std::fs::create_dir_all(&args.out)
         .with_context(|| format!("--out {}: cannot create the folder", args.out.display()))?;
     let mut series = VtkSeries::create(&args.out, "pour_spheres")?;
@@ -59,8 +64,6 @@ fn main() -> anyhow::Result<()> {
     plot_history(&svg_path, &samples, &pour)?;
 
     let last = samples.last().context("the run made no step")?;
-    let unconverged = samples.iter().filter(|s| !s.converged).count();
-    let worst = samples.iter().filter(|s| !s.converged).map(|s| s.residual).fold(0.0, f64::max);
     let sweeps = samples.iter().map(|s| s.sweeps).sum::<usize>() as f64 / samples.len() as f64;
     let deepest = samples.iter().map(|s| s.penetration).fold(0.0, f64::max);
     println!(
@@ -81,13 +84,13 @@ fn main() -> anyhow::Result<()> {
         last.top
     );
     println!(
-        "solver: {sweeps:.1} NSGS sweeps per step, {unconverged} steps above the tolerance 1e-4 (the farthest at {worst:.2e}, {:.1} times it); deepest penetration {:.2e} m ({:.1}% of the radius)",
-        worst / 1e-4,
+        "solver: {sweeps:.1} NSGS sweeps per step; deepest penetration {:.2e} m ({:.1}% of the radius)",
         deepest,
         100.0 * deepest / pour.radius
     );
     println!("ParaView: {} ({} frames)", series.collection_path().display(), series.frames());
     println!("history: {} and {}", csv_path.display(), svg_path.display());
+    println!("{}", scene.run_summary());
     Ok(())
 }
 

@@ -14,7 +14,13 @@ use nonsmooth_examples::mechanics::rolling_sphere::{GRAVITY, RollingSphere};
 
 fn main() -> anyhow::Result<()> {
     let args = RollingSphereArgs::parse();
-    let mut model = RollingSphere { mu: args.mu, v0: args.v0, h: args.h, ..RollingSphere::default() };
+    let mut model = RollingSphere {
+        mu: args.mu,
+        v0: args.v0,
+        h: args.h,
+        on_nonconvergence: args.on_nonconvergence.scene(),
+        ..RollingSphere::default()
+    };
     model.t_end = 2.0 * (2.0 * model.v0 / (7.0 * model.mu * GRAVITY));
     let o = model.run()?;
     println!(
@@ -29,5 +35,6 @@ fn main() -> anyhow::Result<()> {
         5.0 * model.v0 / 7.0,
         o.max_sink
     );
+    println!("{}", o.summary);
     Ok(())
 }

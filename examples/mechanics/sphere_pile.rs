@@ -17,7 +17,11 @@ use anyhow::Context as _;
 use clap::Parser;
 use nonsmooth::mechanics::output::CsvWriter;
 use nonsmooth::mechanics::output::vtk::VtkSeries;
-use nonsmooth_examples::mechanics::sphere_pile::{PhaseTimes, build};
+use nonsmooth::mechanics::scene::SceneNonConvergence;
+use nonsmooth_examples::cli::{
+    ON_NONCONVERGENCE_HELP, ON_NONCONVERGENCE_SHORT, OnNonConvergence, on_nonconvergence as policy,
+};
+use nonsmooth_examples::mechanics::sphere_pile::{PhaseTimes, build_with};
 
 /// Rigid spheres (radius 5 cm, 1000 kg/m³) dropped from a jittered cubic lattice into a square
 /// box (ground and four walls), with Coulomb friction μ = 0.3 and no restitution: Newton–Euler
@@ -25,7 +29,8 @@ use nonsmooth_examples::mechanics::sphere_pile::{PhaseTimes, build};
 /// each step's frictional contact problem (FC3D) solved by NSGS to 1e-4.
 ///
 /// Prints the mean time per step split into detection, assembly, solve and update, the mean
-/// number of contacts and NSGS sweeps per step, and the mean height of the spheres at the end.
+/// number of contacts and NSGS sweeps per step, the mean height of the spheres at the end and
+/// the solver's summary (steps above the tolerance, the worst error).
 #[derive(Debug, Parser)]
 #[command(name = "sphere_pile", about, long_about)]
 struct Args {
@@ -50,6 +55,16 @@ struct Args {
     /// (CSV; the first line names the columns).
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
+    /// What a step above the NSGS tolerance does.
+    #[arg(
+        long,
+        value_name = "POLICY",
+        value_parser = policy,
+        default_value_t = OnNonConvergence::FailAbove { factor: SceneNonConvergence::DEFAULT_FACTOR },
+        help = ON_NONCONVERGENCE_SHORT,
+        long_help = ON_NONCONVERGENCE_HELP,
+    )]
+    on_nonconvergence: OnNonConvergence,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -57,7 +72,7 @@ fn main() -> anyhow::Result<()> {
     let (n, steps, parallel) = (args.n, args.steps, args.parallel);
     let every = usize::try_from(args.every)?;
     let h = 1e-3;
-    let mut scene = build(n, h * steps as f64 + 0.5 * h, parallel)?;
+    let mut scene = build_with(n, h * steps as f64 + 0.5 * h, parallel, args.on_nonconvergence.scene())?;
     // The outputs are checked before the run.
     let mut series = match &args.vtk {
         Some(dir) => {
@@ -118,14 +133,14 @@ fn main() -> anyhow::Result<()> {
         times.contacts as f64 / times.steps.max(1) as f64
     );
     println!(
-        "per step: total {:.3} ms = detection {:.3} + assembly {:.3} + solve {:.3} + update {:.3} ms; {:.1} NSGS sweeps per step, {} steps above tolerance",
+        "per step: total {:.3} ms = detection {:.3} + assembly {:.3} + solve {:.3} + update {:.3} ms; {:.1} NSGS sweeps per step",
         1e3 * times.per_step(),
         1e3 * times.mean(times.detection),
         1e3 * times.mean(times.assembly),
         1e3 * times.mean(times.solve),
         1e3 * times.mean(times.update),
         times.sweeps as f64 / times.steps.max(1) as f64,
-        times.unconverged
     );
+    println!("{}", scene.run_summary());
     Ok(())
 }

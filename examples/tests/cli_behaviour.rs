@@ -13,8 +13,9 @@ use nonsmooth::kernel::io::read_trajectory;
 use nonsmooth::kernel::simulation::Trajectory;
 use nonsmooth_examples::TrajectoryOutput;
 use nonsmooth_examples::cli::kernel::*;
-use nonsmooth_examples::cli::mechanics::{BouncingBallNetsArgs, RollingSphereArgs};
+use nonsmooth_examples::cli::mechanics::{BouncingBallNetsArgs, PourSpheresArgs, RollingSphereArgs};
 use nonsmooth_examples::cli::numerics::SolveLcpArgs;
+use nonsmooth_examples::cli::{OnNonConvergence, on_nonconvergence};
 use nonsmooth_examples::kernel::bouncing_ball::{self, BouncingBall};
 use nonsmooth_examples::kernel::column_of_beads::ColumnOfBeads;
 use nonsmooth_examples::kernel::{bouncing_ball_projection, bouncing_ball_schatzman_paoli, simple_example_relay};
@@ -41,6 +42,7 @@ fn commands() -> Vec<clap::Command> {
         WoodpeckerArgs::command(),
         BouncingBallNetsArgs::command(),
         RollingSphereArgs::command(),
+        PourSpheresArgs::command(),
         SolveLcpArgs::command(),
     ]
 }
@@ -278,4 +280,89 @@ fn bouncing_ball_ts_program_end_to_end() {
         let reference = std::fs::read_to_string(data.join("reference/BouncingBallTS.ref")).expect("readable reference");
         assert_eq!(bare_text, reference, "--siconos writes Siconos' BouncingBallTS.ref byte for byte");
     }
+}
+
+/// The commands that take `--on-nonconvergence`, with the default each shows.
+fn policy_commands() -> Vec<(clap::Command, &'static str)> {
+    vec![
+        (BouncingBallNetsArgs::command(), "fail"),
+        (RollingSphereArgs::command(), "fail-above=100"),
+        (PourSpheresArgs::command(), "fail-above=1000"),
+        (DoublePendulumArgs::command(), "continue"),
+        (SliderCrankArgs::command(), "continue"),
+        (NonlinearSwitchArgs::command(), "fail"),
+    ]
+}
+
+#[test]
+fn help_explains_each_nonconvergence_policy_its_default_and_the_summary() {
+    for (mut command, default) in policy_commands() {
+        let name = command.get_name().to_owned();
+        let help = command.render_long_help().to_string();
+        for needle in [
+            "--on-nonconvergence <POLICY>",
+            "fail ",
+            "continue ",
+            "fail-above=FACTOR",
+            "prints at the end",
+            "worst error",
+            &format!("[default: {default}]"),
+        ] {
+            assert!(help.contains(needle), "{name} --help lacks {needle:?}:\n{help}");
+        }
+        let short = command.render_help().to_string();
+        assert!(short.contains("fail, continue or fail-above=FACTOR"), "{name} -h:\n{short}");
+    }
+}
+
+#[test]
+fn nonconvergence_policies_parse_and_bad_ones_are_refused_naming_the_value() {
+    assert_eq!(on_nonconvergence("fail"), Ok(OnNonConvergence::Fail));
+    assert_eq!(on_nonconvergence("continue"), Ok(OnNonConvergence::Continue));
+    assert_eq!(on_nonconvergence("fail-above=250"), Ok(OnNonConvergence::FailAbove { factor: 250.0 }));
+    let args =
+        SliderCrankArgs::try_parse_from(["slider_crank", "--on-nonconvergence", "fail-above=10"]).expect("parses");
+    assert_eq!(args.on_nonconvergence, OnNonConvergence::FailAbove { factor: 10.0 });
+    assert_eq!(
+        SliderCrankArgs::try_parse_from(["slider_crank"]).expect("parses").on_nonconvergence,
+        OnNonConvergence::Continue
+    );
+    for (command, _) in policy_commands() {
+        let name = command.get_name().to_owned();
+        for bad in ["sometimes", "fail-above=0.5", "fail-above=abc", "fail-above=inf", "Fail"] {
+            let error = parse_error(command.clone(), &["--on-nonconvergence", bad]);
+            assert_eq!(error.kind(), ErrorKind::ValueValidation, "{name} {bad}: {error}");
+            assert_eq!(error.exit_code(), 2);
+            let message = error.to_string();
+            assert!(message.contains(bad) && message.contains("--on-nonconvergence"), "{name}: {message}");
+        }
+    }
+}
+
+#[test]
+fn a_short_run_prints_its_convergence_summary_at_the_end() {
+    let Some(program) = built_example("rolling_sphere") else { return };
+    let run = Command::new(&program).args(["--h", "1e-3"]).output().expect("the example runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let last = stdout.lines().last().expect("a summary line");
+    assert!(
+        last.ends_with("steps, all converged to 1e-4")
+            || last.contains("stopped above the tolerance 1e-4, worst error"),
+        "{stdout}"
+    );
+
+    let Some(program) = built_example("slider_crank") else { return };
+    let run = Command::new(&program)
+        .args(["--steps", "300", "--on-nonconvergence", "continue"])
+        .output()
+        .expect("the example runs");
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let last = stdout.lines().last().expect("a summary line");
+    assert!(last.starts_with("300 steps"), "{stdout}");
+
+    let refused = Command::new(&program).args(["--on-nonconvergence", "never"]).output().expect("the example runs");
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("'never'"));
 }

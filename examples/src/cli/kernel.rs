@@ -2,7 +2,10 @@
 
 use clap::Parser;
 
-use super::{TrajectoryOutput, positive, unit_interval};
+use super::{
+    ON_NONCONVERGENCE_HELP, ON_NONCONVERGENCE_SHORT, OnNonConvergence, TrajectoryOutput, on_nonconvergence, positive,
+    unit_interval,
+};
 use crate::kernel::bouncing_ball_ed_resting::BouncingBallEdResting;
 use crate::kernel::bouncing_ball_projection::Projection;
 use crate::kernel::column_of_beads::ColumnOfBeads;
@@ -291,7 +294,8 @@ pub struct DiodeBridgeArgs {
 /// LagrangianScleronomousR), Newton impact law e = 0.5. The scheme: Moreau–Jean θ = 1/2 with
 /// its Newton loop (tolerance 1e-10), Lemke, h = 1e-3.
 ///
-/// It prints the steps, the Newton iterations (total, largest per step) and the impacts. With
+/// It prints the steps, the Newton iterations (total, largest per step), the impacts and the
+/// run summary (steps above the tolerance, the worst error). With
 /// --output FILE it writes the rows t, theta1, theta2, omega1, omega2, x1, y1, x2, y2, energy,
 /// gap_floor, gap_wall, lambda_floor, lambda_wall (impulses of the step), newton_iterations.
 #[derive(Clone, Debug, PartialEq, Parser)]
@@ -306,6 +310,16 @@ pub struct DoublePendulumArgs {
         default_value_t = DoublePendulum::default().t_end,
     )]
     pub t_end: f64,
+    /// What a step above its tolerance does (the LCP by Lemke at 1e-6, the Newton loop at 1e-10).
+    #[arg(
+        long,
+        value_name = "POLICY",
+        value_parser = on_nonconvergence,
+        default_value_t = OnNonConvergence::Continue,
+        help = ON_NONCONVERGENCE_SHORT,
+        long_help = ON_NONCONVERGENCE_HELP,
+    )]
+    pub on_nonconvergence: OnNonConvergence,
     /// The trajectory file (`--output FILE`, `--siconos`).
     #[command(flatten)]
     pub output: TrajectoryOutput,
@@ -337,12 +351,23 @@ pub struct MixedIntegratorsArgs {
 /// equality, one complementarity) by enumeration, h = 1 µs, T = 5 ms.
 ///
 /// Without --output it prints the largest residuals, the Newton iteration counts and the
-/// distance to an RK4 reference. With --output FILE it writes the rows t, i_L, v_C, v_A, i_D,
+/// distance to an RK4 reference; at the end, the run summary (steps above the tolerance, the
+/// worst error). With --output FILE it writes the rows t, i_L, v_C, v_A, i_D,
 /// switch, newton_iterations, newton_residual, equality_residual, complementarity_residual,
 /// scheme_residual.
 #[derive(Clone, Debug, PartialEq, Parser)]
 #[command(name = "nonlinear_switch", verbatim_doc_comment)]
 pub struct NonlinearSwitchArgs {
+    /// What a step above its tolerance does (the MLCP at 1e-12, the Newton loop at 1e-10).
+    #[arg(
+        long,
+        value_name = "POLICY",
+        value_parser = on_nonconvergence,
+        default_value_t = OnNonConvergence::Fail,
+        help = ON_NONCONVERGENCE_SHORT,
+        long_help = ON_NONCONVERGENCE_HELP,
+    )]
+    pub on_nonconvergence: OnNonConvergence,
     /// The trajectory file (`--output FILE`, `--siconos`).
     #[command(flatten)]
     pub output: TrajectoryOutput,
@@ -392,7 +417,8 @@ pub struct SimpleExampleRelayArgs {
 /// corners grow, or Moreau–Jean with the direct or combined projection onto the constraints;
 /// θ = 1/2, Lemke, h = 1e-5.
 ///
-/// It prints the largest penetration per tenth of the run. With --output FILE it writes the
+/// It prints the largest penetration per tenth of the run and the run summary (steps above
+/// the tolerance, the worst error). With --output FILE it writes the
 /// rows t, theta1, theta2, theta3, omega1, omega2, omega3, g1 … g4 (corner gaps), g_min.
 #[derive(Clone, Debug, PartialEq, Parser)]
 #[command(name = "slider_crank", verbatim_doc_comment)]
@@ -403,6 +429,16 @@ pub struct SliderCrankArgs {
     /// Number of steps of h = 1e-5 to run (default: up to T = 0.2, 20000 steps).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), allow_negative_numbers = true)]
     pub steps: Option<u64>,
+    /// What a step above its tolerance does (the LCP by Lemke at 1e-8, the Newton loop at 1e-10, the projection).
+    #[arg(
+        long,
+        value_name = "POLICY",
+        value_parser = on_nonconvergence,
+        default_value_t = OnNonConvergence::Continue,
+        help = ON_NONCONVERGENCE_SHORT,
+        long_help = ON_NONCONVERGENCE_HELP,
+    )]
+    pub on_nonconvergence: OnNonConvergence,
     /// The trajectory file (`--output FILE`, `--siconos`).
     #[command(flatten)]
     pub output: TrajectoryOutput,

@@ -2,7 +2,11 @@
 
 use clap::Parser;
 
-use super::{TrajectoryOutput, positive};
+use super::{
+    ON_NONCONVERGENCE_HELP, ON_NONCONVERGENCE_SHORT, OnNonConvergence, TrajectoryOutput, on_nonconvergence, positive,
+};
+use nonsmooth::mechanics::scene::SceneNonConvergence;
+
 use crate::mechanics::rolling_sphere::RollingSphere;
 
 /// Siconos' BouncingBallNETS: a Newton–Euler ball bouncing on a plane with friction.
@@ -12,13 +16,24 @@ use crate::mechanics::rolling_sphere::RollingSphere;
 /// impact with Coulomb friction, e_n = e_t = 0.9, μ = 0.6. The scheme: Moreau–Jean θ = 1/2,
 /// Newton tolerance 1e-10, the 3D frictional contact by NSGS, h = 0.005, T = 10 (2001 rows).
 ///
-/// Without --output it prints the number of steps with a contact impulse and the final state.
-/// With --output FILE it writes the 16 columns of Siconos' BouncingBallNETS.ref: t, x, v_x,
+/// Without --output it prints the number of steps with a contact impulse and the final state;
+/// at the end, the run summary (steps above the tolerance, the worst error). With --output FILE
+/// it writes the 16 columns of Siconos' BouncingBallNETS.ref: t, x, v_x,
 /// p1_x, lambda1_normal, half_angle (acos of the quaternion's scalar part),
 /// contact_force_norm, q_x, q_y, q_z, q_p0 … q_p3, v_y, v_z.
 #[derive(Clone, Debug, PartialEq, Parser)]
 #[command(name = "bouncing_ball_nets", verbatim_doc_comment)]
 pub struct BouncingBallNetsArgs {
+    /// What a step above its tolerance does (the FC3D by NSGS at 1e-4, the Newton loop at 1e-10).
+    #[arg(
+        long,
+        value_name = "POLICY",
+        value_parser = on_nonconvergence,
+        default_value_t = OnNonConvergence::Fail,
+        help = ON_NONCONVERGENCE_SHORT,
+        long_help = ON_NONCONVERGENCE_HELP,
+    )]
+    pub on_nonconvergence: OnNonConvergence,
     /// The trajectory file (`--output FILE`, `--siconos`).
     #[command(flatten)]
     pub output: TrajectoryOutput,
@@ -33,7 +48,8 @@ pub struct BouncingBallNetsArgs {
 /// step H, run to 2 t*.
 ///
 /// It prints the measured transition time against 2 v0 / (7 μ g), the final speed against
-/// 5 v0 / 7 and the largest sinking into the plane. It writes no file.
+/// 5 v0 / 7, the largest sinking into the plane and the solver's summary (steps above the
+/// tolerance, the worst error). It writes no file.
 #[derive(Clone, Debug, PartialEq, Parser)]
 #[command(name = "rolling_sphere", verbatim_doc_comment)]
 pub struct RollingSphereArgs {
@@ -64,6 +80,16 @@ pub struct RollingSphereArgs {
         default_value_t = RollingSphere::default().h,
     )]
     pub h: f64,
+    /// What a step above the NSGS tolerance does.
+    #[arg(
+        long,
+        value_name = "POLICY",
+        value_parser = on_nonconvergence,
+        default_value_t = OnNonConvergence::FailAbove { factor: SceneNonConvergence::DEFAULT_FACTOR },
+        help = ON_NONCONVERGENCE_SHORT,
+        long_help = ON_NONCONVERGENCE_HELP,
+    )]
+    pub on_nonconvergence: OnNonConvergence,
 }
 
 /// Spheres poured into a box: a column of spheres falls, spreads and settles into a heap.
@@ -77,7 +103,8 @@ pub struct RollingSphereArgs {
 /// series: bodies, walls and contacts, one frame every K steps), history.csv (per step: time,
 /// kinetic energy, mean and top heights, contacts, solver sweeps, convergence, deepest
 /// penetration, with a header) and history.svg (a plot of these quantities). At the end it
-/// prints what it computed and where the files are.
+/// prints what it computed, where the files are and the solver's summary (steps above the
+/// tolerance, the worst error).
 #[derive(Clone, Debug, PartialEq, Parser)]
 #[command(name = "pour_spheres", verbatim_doc_comment)]
 pub struct PourSpheresArgs {
@@ -93,4 +120,14 @@ pub struct PourSpheresArgs {
     /// Write a ParaView frame every K steps.
     #[arg(long, value_name = "K", default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
     pub every: u32,
+    /// What a step above the NSGS tolerance does.
+    #[arg(
+        long,
+        value_name = "POLICY",
+        value_parser = on_nonconvergence,
+        default_value_t = OnNonConvergence::FailAbove { factor: 1000.0 },
+        help = ON_NONCONVERGENCE_SHORT,
+        long_help = ON_NONCONVERGENCE_HELP,
+    )]
+    pub on_nonconvergence: OnNonConvergence,
 }

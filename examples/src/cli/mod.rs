@@ -109,3 +109,99 @@ fn finite(s: &str) -> Result<f64, String> {
     let x: f64 = s.trim().parse().map_err(|e| format!("{e}"))?;
     if x.is_finite() { Ok(x) } else { Err(format!("{x} is not finite")) }
 }
+
+/// What a run does when a step ends above its tolerance (`--on-nonconvergence POLICY`): the
+/// examples' spelling of the scenes' `SceneNonConvergence` and of the kernel's
+/// `NonConvergencePolicy`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OnNonConvergence {
+    /// `fail`: stop at the first step that does not converge.
+    Fail,
+    /// `continue`: go on whatever the residual.
+    Continue,
+    /// `fail-above=FACTOR`: stop at a step that ends more than `factor` times above its
+    /// tolerance, go on after smaller misses.
+    FailAbove {
+        /// How far above the tolerance a step may end and the run go on (`≥ 1`, finite).
+        factor: f64,
+    },
+}
+
+/// The long help of `--on-nonconvergence`, shared by the examples that take it (clap adds the
+/// example's default after it).
+pub const ON_NONCONVERGENCE_HELP: &str = "\
+What a step does when its one-step problem or its Newton loop ends above its tolerance.
+
+  fail              stop the run at the first such step, with an error naming its time,
+                    its step and the solver's report
+  continue          go on whatever the residual
+  fail-above=FACTOR stop at a step that ends more than FACTOR times above the tolerance
+                    (FACTOR >= 1: the solver's tolerance for the one-step problem, the Newton
+                    tolerance for the Newton loop); smaller misses go on
+
+Whatever the policy, the run prints at the end one line saying how many steps stopped above
+the tolerance and the worst error, with the time and the step where it occurred (or that all
+steps converged).";
+
+/// The short help of `--on-nonconvergence`.
+pub const ON_NONCONVERGENCE_SHORT: &str = "What a step above its tolerance does: fail, continue or fail-above=FACTOR";
+
+impl OnNonConvergence {
+    /// The scenes' policy: `fail-above=FACTOR` is `SceneNonConvergence::FailAbove { factor }`.
+    pub fn scene(self) -> nonsmooth::mechanics::scene::SceneNonConvergence {
+        use nonsmooth::mechanics::scene::SceneNonConvergence;
+        match self {
+            Self::Fail => SceneNonConvergence::Fail,
+            Self::Continue => SceneNonConvergence::Continue,
+            Self::FailAbove { factor } => SceneNonConvergence::FailAbove { factor },
+        }
+    }
+
+    /// The kernel's policy for a one-step problem solved to `tolerance` and a Newton loop to
+    /// `newton_tolerance`: `fail-above=FACTOR` bounds the residuals by `FACTOR` times each.
+    pub fn kernel(self, tolerance: f64, newton_tolerance: f64) -> nonsmooth::kernel::simulation::NonConvergencePolicy {
+        use nonsmooth::kernel::simulation::NonConvergencePolicy;
+        match self {
+            Self::Fail => NonConvergencePolicy::Fail,
+            Self::Continue => NonConvergencePolicy::Continue,
+            Self::FailAbove { factor } => NonConvergencePolicy::FailAbove {
+                residual: factor * tolerance,
+                newton_residual: factor * newton_tolerance,
+            },
+        }
+    }
+}
+
+impl std::fmt::Display for OnNonConvergence {
+    /// The spelling [`on_nonconvergence`] parses: `fail`, `continue`, `fail-above=FACTOR`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Fail => f.write_str("fail"),
+            Self::Continue => f.write_str("continue"),
+            Self::FailAbove { factor } => write!(f, "fail-above={factor}"),
+        }
+    }
+}
+
+/// Parses a non-convergence policy: `fail`, `continue` or `fail-above=FACTOR` with a finite
+/// `FACTOR ≥ 1` (the `value_parser` of `--on-nonconvergence`).
+///
+/// # Errors
+/// A message naming the value and the accepted spellings, which clap prints after the flag.
+pub fn on_nonconvergence(s: &str) -> Result<OnNonConvergence, String> {
+    match s {
+        "fail" => Ok(OnNonConvergence::Fail),
+        "continue" => Ok(OnNonConvergence::Continue),
+        _ => match s.strip_prefix("fail-above=") {
+            Some(factor) => {
+                let factor = finite(factor).map_err(|e| format!("fail-above={factor}: {e}"))?;
+                if factor >= 1.0 {
+                    Ok(OnNonConvergence::FailAbove { factor })
+                } else {
+                    Err(format!("the factor of fail-above={factor} must be at least 1"))
+                }
+            }
+            None => Err(format!("'{s}' is not a policy: expected fail, continue or fail-above=FACTOR")),
+        },
+    }
+}

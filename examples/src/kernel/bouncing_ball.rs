@@ -6,8 +6,8 @@
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    MoreauJeanOsi, OneStepIntegrator, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
-    Trajectory,
+    MoreauJeanOsi, OneStepIntegrator, OneStepNsProblem, RunSummary, TimeDiscretisation, TimeStepping,
+    TimeSteppingOptions, Trajectory,
 };
 
 /// Names of the columns of [`BouncingBall::simulate`]'s rows (header of the example's `--output`
@@ -83,6 +83,15 @@ impl BouncingBall {
     /// # Errors
     /// Kernel errors.
     pub fn simulate(&self) -> Result<Trajectory, KernelError> {
+        Ok(self.simulate_with_summary()?.0)
+    }
+
+    /// As [`BouncingBall::simulate`], with the convergence of the run's steps
+    /// (`TimeStepping::run_summary`).
+    ///
+    /// # Errors
+    /// Kernel errors.
+    pub fn simulate_with_summary(&self) -> Result<(Trajectory, RunSummary), KernelError> {
         let (mut sim, ball, contact) = self.build()?;
         let mut out = Trajectory::new(5);
         let row = |sim: &TimeStepping| -> Result<[f64; 5], KernelError> {
@@ -95,6 +104,6 @@ impl BouncingBall {
             sim.step()?;
             out.push(&row(&sim)?);
         }
-        Ok(out)
+        Ok((out, sim.run_summary()))
     }
 }

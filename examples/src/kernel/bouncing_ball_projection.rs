@@ -3,6 +3,7 @@
 //! default tolerances).
 
 use nonsmooth::kernel::KernelError;
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth::kernel::simulation::{
     CombinedProjectionOptions, DirectProjectionOptions, MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi,
     MoreauJeanOptions, Trajectory,
@@ -32,6 +33,17 @@ pub enum Projection {
 /// # Errors
 /// Kernel errors.
 pub fn simulate(ball: &BouncingBall, projection: Projection) -> Result<Trajectory, KernelError> {
+    Ok(simulate_with_summary(ball, projection)?.0)
+}
+
+/// As [`simulate`], with the convergence of the run's steps (`TimeStepping::run_summary`).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_with_summary(
+    ball: &BouncingBall,
+    projection: Projection,
+) -> Result<(Trajectory, RunSummary), KernelError> {
     let mj = MoreauJeanOptions::default().with_theta(0.5);
     let (mut sim, ds, contact) = match projection {
         Projection::Direct => {
@@ -59,5 +71,5 @@ pub fn simulate(ball: &BouncingBall, projection: Projection) -> Result<Trajector
         }
         sim.step()?;
     }
-    Ok(out)
+    Ok((out, sim.run_summary()))
 }

@@ -3,6 +3,7 @@
 //! on the contact at every step, θ = 1/2, Siconos' start-up by default.
 
 use nonsmooth::kernel::KernelError;
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth::kernel::simulation::{SchatzmanPaoliOptions, SchatzmanPaoliOsi, SchatzmanPaoliStartup, Trajectory};
 
 use super::bouncing_ball::BouncingBall;
@@ -19,6 +20,17 @@ pub const COLUMN_NAMES: [&str; 5] = ["t", "x", "v_x", "p0_x", "lambda0"];
 /// # Errors
 /// Kernel errors.
 pub fn simulate(ball: &BouncingBall, startup: SchatzmanPaoliStartup) -> Result<Trajectory, KernelError> {
+    Ok(simulate_with_summary(ball, startup)?.0)
+}
+
+/// As [`simulate`], with the convergence of the run's steps (`TimeStepping::run_summary`).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_with_summary(
+    ball: &BouncingBall,
+    startup: SchatzmanPaoliStartup,
+) -> Result<(Trajectory, RunSummary), KernelError> {
     let osi = SchatzmanPaoliOsi::new(SchatzmanPaoliOptions::default().with_theta(0.5).with_startup(startup))?;
     let (mut sim, ds, contact) = ball.build_with(osi)?;
     let mut out = Trajectory::new(5);
@@ -31,5 +43,5 @@ pub fn simulate(ball: &BouncingBall, startup: SchatzmanPaoliStartup) -> Result<T
         }
         sim.step()?;
     }
-    Ok(out)
+    Ok((out, sim.run_summary()))
 }

@@ -23,6 +23,7 @@
 //! junctions; the event-driven root finder meets these jumps as
 //! discontinuities of its root function.
 
+use nonsmooth::kernel::simulation::RunSummary;
 use std::fmt::Write as _;
 
 use nonsmooth::kernel::KernelError;
@@ -146,6 +147,8 @@ pub struct CamRun {
     /// inactive contact and a positive gap; event-driven, the event where the contact leaves `I_2`. `None` if it never
     /// leaves the cam.
     pub first_separation: Option<f64>,
+    /// Convergence of the time-stepping run's steps (`None` for the event-driven run).
+    pub summary: Option<RunSummary>,
 }
 
 /// The follower on the cam at rest relative to it, and its rheonomous contact.
@@ -223,7 +226,7 @@ pub fn run_time_stepping(rpm: f64, h: f64, t_end: f64) -> Result<CamRun, KernelE
         }
         trajectory.push(&[t, u, v, c, cd, impulse / h]);
     }
-    Ok(CamRun { trajectory, impacts, first_separation })
+    Ok(CamRun { trajectory, impacts, first_separation, summary: Some(sim.run_summary()) })
 }
 
 /// Event-driven run to `t_end`, output events every 1e-3 s, one trajectory row per event.
@@ -271,7 +274,7 @@ pub fn run_event_driven(rpm: f64, t_end: f64) -> Result<CamRun, KernelError> {
         let (c, cd, _) = cam_state(t, rpm);
         trajectory.push(&[t, u, v, c, cd, force]);
     }
-    Ok(CamRun { trajectory, impacts, first_separation })
+    Ok(CamRun { trajectory, impacts, first_separation, summary: None })
 }
 
 /// The impact Poincaré section as an SVG document (our own minimal writer): one circle per

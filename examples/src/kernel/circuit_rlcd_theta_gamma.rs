@@ -38,6 +38,7 @@
 
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{FirstOrderLinearTids, FirstOrderLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth::kernel::simulation::{
     EulerMoreauOptions, EulerMoreauOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
     Trajectory,
@@ -80,6 +81,14 @@ pub fn energy(v: f64, i: f64) -> f64 {
 /// # Errors
 /// Kernel errors (θ or γ outside `[0, 1]`).
 pub fn simulate(theta: f64, gamma: f64) -> Result<Trajectory, KernelError> {
+    Ok(simulate_with_summary(theta, gamma)?.0)
+}
+
+/// As [`simulate`], with the convergence of the run's steps (`TimeStepping::run_summary`).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_with_summary(theta: f64, gamma: f64) -> Result<(Trajectory, RunSummary), KernelError> {
     let a = faer::mat![[0.0, -1.0 / C], [1.0 / L, -R / L]];
     let mut nsds = Nsds::new();
     let ds = nsds.add_first_order_ds(FirstOrderLinearTids::new(vec![V0, 0.0], a)?);
@@ -107,5 +116,5 @@ pub fn simulate(theta: f64, gamma: f64) -> Result<Trajectory, KernelError> {
         out.push(&[sim.time(), x[0], x[1], i_mid, lambda, e, dissipated, (e + dissipated - e0) / e0]);
         i_old = x[1];
     }
-    Ok(out)
+    Ok((out, sim.run_summary()))
 }

@@ -24,6 +24,7 @@
 
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth::kernel::simulation::{
     MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
@@ -115,6 +116,8 @@ pub struct BeadsRun {
     pub removed: usize,
     /// Largest number of interactions linked at once.
     pub max_interactions: usize,
+    /// Convergence of the run's steps (`TimeStepping::run_summary`).
+    pub summary: RunSummary,
 }
 
 /// Initial upward velocity of bead `i`: `1 + 0.8 sin(2.3 i)`.
@@ -255,6 +258,6 @@ impl ColumnOfBeads {
             floor_impulse.push(sim.nsds().interaction(floor)?.lambda(1)[0]);
             record(&sim, &mut trajectory)?;
         }
-        Ok(BeadsRun { trajectory, floor_impulse, created, removed, max_interactions })
+        Ok(BeadsRun { trajectory, floor_impulse, created, removed, max_interactions, summary: sim.run_summary() })
     }
 }

@@ -5,6 +5,7 @@
 
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, FirstOrderLinearDs, FirstOrderLinearTir, InteractionId, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth::kernel::simulation::{
     EulerMoreauOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
@@ -72,6 +73,14 @@ pub fn add_circuit(nsds: &mut Nsds) -> Result<(DsId, InteractionId), KernelError
 /// # Errors
 /// Kernel errors.
 pub fn simulate() -> Result<Trajectory, KernelError> {
+    Ok(simulate_with_summary()?.0)
+}
+
+/// As [`simulate`], with the convergence of the run's steps (`TimeStepping::run_summary`).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_with_summary() -> Result<(Trajectory, RunSummary), KernelError> {
     let (mut sim, ds, diodes) = build()?;
     let rows = (T_END / H).ceil() as usize;
     let mut out = Trajectory::new(8);
@@ -83,5 +92,5 @@ pub fn simulate() -> Result<Trajectory, KernelError> {
         let (y, l) = (inter.y(0), inter.lambda(0));
         out.push(&[sim.time(), x[0], x[1], y[0], -l[0], -l[1], l[2], y[0] + l[2]]);
     }
-    Ok(out)
+    Ok((out, sim.run_summary()))
 }

@@ -33,6 +33,7 @@
 use faer::Mat;
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianDs, LagrangianScleronomousR, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth::kernel::simulation::{
     MoreauJeanOsi, NonConvergencePolicy, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
     Trajectory,
@@ -91,7 +92,15 @@ pub struct DoublePendulum {
     pub t_end: f64,
     /// Newton tolerance on `‖R‖₂` (default: `1e-10`).
     pub newton_tolerance: f64,
+    /// What a step whose Newton loop stops at its cap (or whose LCP ends above
+    /// [`LCP_TOLERANCE`]) does (default: [`NonConvergencePolicy::Continue`]: the step is counted
+    /// in [`PendulumRun::newton_failures`] and the run summary instead of ending the run).
+    pub on_nonconvergence: NonConvergencePolicy,
 }
+
+/// Tolerance of the LCP solver of each step (the kernel's default Lemke,
+/// `OneStepNsProblem::lcp_default`).
+pub const LCP_TOLERANCE: f64 = 1e-6;
 
 impl Default for DoublePendulum {
     fn default() -> Self {
@@ -108,6 +117,7 @@ impl Default for DoublePendulum {
             h: 1e-3,
             t_end: 5.0,
             newton_tolerance: 1e-10,
+            on_nonconvergence: NonConvergencePolicy::Continue,
         }
     }
 }
@@ -129,6 +139,8 @@ pub struct PendulumRun {
     pub newton_failures: usize,
     /// Impacts: steps where a contact's impulse is positive after a step where it was zero.
     pub impacts: usize,
+    /// Convergence of the run's steps (`TimeStepping::run_summary`).
+    pub summary: RunSummary,
 }
 
 impl DoublePendulum {
@@ -295,11 +307,9 @@ impl DoublePendulum {
             MoreauJeanOsi::with_theta(0.5)?,
             OneStepNsProblem::lcp_default()?,
             TimeDiscretisation::new(0.0, self.h, self.t_end)?,
-            // `Continue`: a step whose Newton loop stops at the cap is counted in
-            // `PendulumRun::newton_failures` instead of ending the run.
             TimeSteppingOptions::default()
                 .with_newton_tolerance(self.newton_tolerance)
-                .with_policy(NonConvergencePolicy::Continue),
+                .with_policy(self.on_nonconvergence),
         )?;
         Ok((sim, ds, floor, wall))
     }
@@ -353,6 +363,16 @@ impl DoublePendulum {
             previous = lambda;
             trajectory.push(&row(&sim, report.newton_iterations)?);
         }
-        Ok(PendulumRun { trajectory, steps, newton_total, newton_max, newton_residual_max, newton_failures, impacts })
+        let summary = sim.run_summary().with_tolerance(LCP_TOLERANCE);
+        Ok(PendulumRun {
+            trajectory,
+            steps,
+            newton_total,
+            newton_max,
+            newton_residual_max,
+            newton_failures,
+            impacts,
+            summary,
+        })
     }
 }

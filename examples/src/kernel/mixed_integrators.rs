@@ -14,6 +14,7 @@
 
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth::kernel::simulation::{
     EulerMoreauOsi, MoreauJeanOsi, OneStepNsProblem, ProblemLevel, SchatzmanPaoliOsi, TimeDiscretisation, TimeStepping,
     TimeSteppingOptions, Trajectory,
@@ -116,13 +117,14 @@ fn empty_parts() -> Parts {
     Parts { beads: Trajectory::new(1 + 2 * BEADS), ball: Trajectory::new(4), diode_bridge: Trajectory::new(7) }
 }
 
-fn run(mut sim: TimeStepping, handles: &Handles, parts: &mut Parts) -> Result<(), KernelError> {
+/// Steps `sim` to its end, recording the parts of `handles`; returns the convergence summary.
+fn run(mut sim: TimeStepping, handles: &Handles, parts: &mut Parts) -> Result<RunSummary, KernelError> {
     handles.record(&sim, parts)?;
     while sim.has_next_step() {
         sim.step()?;
         handles.record(&sim, parts)?;
     }
-    Ok(())
+    Ok(sim.run_summary())
 }
 
 /// The three parts in one model and one simulation: Moreau–Jean on the beads, Schatzman–Paoli
@@ -159,10 +161,18 @@ fn build_with_handles() -> Result<(TimeStepping, Handles), KernelError> {
 /// # Errors
 /// Kernel errors.
 pub fn simulate() -> Result<Parts, KernelError> {
+    Ok(simulate_with_summary()?.0)
+}
+
+/// As [`simulate`], with the convergence of the run's steps (`TimeStepping::run_summary`).
+///
+/// # Errors
+/// Kernel errors.
+pub fn simulate_with_summary() -> Result<(Parts, RunSummary), KernelError> {
     let (sim, handles) = build_with_handles()?;
     let mut parts = empty_parts();
-    run(sim, &handles, &mut parts)?;
-    Ok(parts)
+    let summary = run(sim, &handles, &mut parts)?;
+    Ok((parts, summary))
 }
 
 /// The trajectories of the three parts, each simulated alone (its own model and simulation,

@@ -45,6 +45,7 @@ use nonsmooth::kernel::numerics::mlcp::MlcpMethod;
 use nonsmooth::kernel::simulation::{
     EulerMoreauOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
+use nonsmooth::kernel::simulation::{NonConvergencePolicy, RunSummary};
 
 /// Names of the columns of the rows of [`simulate`] (header of the example's `--output` file):
 /// time, inductor current `i_L`, capacitor voltage `v_C`, node voltage `v_A`, diode current
@@ -150,6 +151,8 @@ pub struct SwitchRun {
     pub max_complementarity_residual: f64,
     /// Largest θ-scheme residual `‖x_{k+1} − x_k − (h/2)A(x_k + x_{k+1}) − h g(λ)‖∞`.
     pub max_scheme_residual: f64,
+    /// Convergence of the run's steps (`TimeStepping::run_summary`, with the MLCP tolerance).
+    pub summary: RunSummary,
 }
 
 /// Runs the converter with step `h` up to [`T_END`] (`round(T_END/h)` steps).
@@ -157,6 +160,15 @@ pub struct SwitchRun {
 /// # Errors
 /// Kernel errors (a Newton loop or MLCP that does not converge stops the run).
 pub fn simulate(h: f64) -> Result<SwitchRun, KernelError> {
+    simulate_with(h, NonConvergencePolicy::Fail)
+}
+
+/// As [`simulate`], under the non-convergence policy `policy` (the run's summary counts the
+/// steps it let go on).
+///
+/// # Errors
+/// Kernel errors (non-convergence as `policy` says).
+pub fn simulate_with(h: f64, policy: NonConvergencePolicy) -> Result<SwitchRun, KernelError> {
     let mut nsds = Nsds::new();
     let ds = nsds.add_first_order_ds(FirstOrderLinearTids::new(vec![0.0, 0.0], matrix_a())?);
     let relation = FirstOrderType2R::new(
@@ -188,7 +200,10 @@ pub fn simulate(h: f64) -> Result<SwitchRun, KernelError> {
         EulerMoreauOsi::with_theta(0.5)?,
         OneStepNsProblem::mlcp(method)?,
         TimeDiscretisation::new(0.0, h, h * steps as f64)?,
-        TimeSteppingOptions::default().with_newton_tolerance(NEWTON_TOLERANCE).with_newton_max_iterations(50),
+        TimeSteppingOptions::default()
+            .with_newton_tolerance(NEWTON_TOLERANCE)
+            .with_newton_max_iterations(50)
+            .with_policy(policy),
     )?;
     let a = matrix_a();
     let mut run = SwitchRun {
@@ -199,6 +214,7 @@ pub fn simulate(h: f64) -> Result<SwitchRun, KernelError> {
         max_equality_residual: 0.0,
         max_complementarity_residual: 0.0,
         max_scheme_residual: 0.0,
+        summary: RunSummary::new(),
     };
     run.trajectory.push(&[0.0; 11]);
     let mut x_old = vec![0.0, 0.0];
@@ -239,6 +255,7 @@ pub fn simulate(h: f64) -> Result<SwitchRun, KernelError> {
         ]);
         x_old = x;
     }
+    run.summary = sim.run_summary().with_tolerance(MLCP_TOLERANCE);
     Ok(run)
 }
 

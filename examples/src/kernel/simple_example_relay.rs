@@ -6,6 +6,7 @@
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, FirstOrderLinearDs, FirstOrderLinearTir, InteractionId, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::numerics::relay::RelayMethod;
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth::kernel::simulation::{
     EulerMoreauOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
@@ -49,6 +50,14 @@ pub fn build() -> Result<(TimeStepping, DsId, InteractionId), KernelError> {
 /// # Errors
 /// Kernel errors.
 pub fn simulate() -> Result<Trajectory, KernelError> {
+    Ok(simulate_with_summary()?.0)
+}
+
+/// As [`simulate`], with the convergence of the run's steps (`TimeStepping::run_summary`).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_with_summary() -> Result<(Trajectory, RunSummary), KernelError> {
     let (mut sim, ds, relay) = build()?;
     let mut out = Trajectory::new(7);
     let row = |sim: &TimeStepping| -> Result<[f64; 7], KernelError> {
@@ -64,5 +73,5 @@ pub fn simulate() -> Result<Trajectory, KernelError> {
             out.push(&row(&sim)?);
         }
     }
-    Ok(out)
+    Ok((out, sim.run_summary()))
 }

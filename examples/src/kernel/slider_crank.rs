@@ -130,7 +130,14 @@ pub struct SliderCrank {
     pub newton_tolerance: f64,
     /// Newton iteration cap (default: `200`).
     pub newton_max_iterations: usize,
+    /// What a step whose Newton loop or projection stops at its cap (or whose LCP ends above
+    /// [`LCP_TOLERANCE`]) does (default: [`NonConvergencePolicy::Continue`]: its [`StepReport`]
+    /// and the run summary say so).
+    pub on_nonconvergence: NonConvergencePolicy,
 }
+
+/// Tolerance of the Lemke solver of each step's LCP.
+pub const LCP_TOLERANCE: f64 = 1e-8;
 
 impl Default for SliderCrank {
     fn default() -> Self {
@@ -154,6 +161,7 @@ impl Default for SliderCrank {
             t_end: 0.2,
             newton_tolerance: 1e-10,
             newton_max_iterations: 200,
+            on_nonconvergence: NonConvergencePolicy::Continue,
         }
     }
 }
@@ -333,21 +341,20 @@ impl SliderCrank {
     /// the kernel's default options ([`DirectProjectionOptions`]: unilateral tolerance `1e-8`, 10
     /// iterations, activation threshold `1e-7`; [`CombinedProjectionOptions`]: tolerance `1e-8`,
     /// 50 iterations, 50 passes), Lemke with tolerance `1e-8` and at most 100 pivots (Siconos'
-    /// drivers' settings). A step whose Newton loop or projection stops at its cap does not end
-    /// the run ([`NonConvergencePolicy::Continue`]); its [`StepReport`] says so.
+    /// drivers' settings). The policy is [`SliderCrank::on_nonconvergence`].
     ///
     /// # Errors
     /// Kernel errors of the model and of the simulation's set-up.
     pub fn build(&self, scheme: Scheme) -> Result<TimeStepping, KernelError> {
         let nsds = self.nsds()?;
         let osns = OneStepNsProblem::lcp(LcpMethod::Lemke(
-            LemkeOptions::default().with_tolerance(1e-8).with_max_iterations(100),
+            LemkeOptions::default().with_tolerance(LCP_TOLERANCE).with_max_iterations(100),
         ))?;
         let grid = TimeDiscretisation::new(0.0, self.h, self.t_end)?;
         let options = TimeSteppingOptions::default()
             .with_newton_tolerance(self.newton_tolerance)
             .with_newton_max_iterations(self.newton_max_iterations)
-            .with_policy(NonConvergencePolicy::Continue);
+            .with_policy(self.on_nonconvergence);
         match scheme {
             Scheme::MoreauJean => TimeStepping::new(nsds, MoreauJeanOsi::with_theta(0.5)?, osns, grid, options),
             Scheme::DirectProjection => TimeStepping::new(
@@ -395,7 +402,8 @@ impl SliderCrank {
     /// Runs the model with `scheme` and returns the rows (see the module documentation).
     ///
     /// # Errors
-    /// Kernel errors (a Newton loop or a projection stopping at its cap is not one).
+    /// Kernel errors (under the default policy, a Newton loop or a projection stopping at its
+    /// cap is not one).
     pub fn simulate(&self, scheme: Scheme) -> Result<Trajectory, KernelError> {
         Ok(self.simulate_with_reports(scheme)?.0)
     }

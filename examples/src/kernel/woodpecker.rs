@@ -7,6 +7,7 @@
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::numerics::fc::{Fc2dMethod, Fc2dNsgsDenseOptions};
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth::kernel::simulation::{
     MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
@@ -82,6 +83,14 @@ pub fn build() -> Result<(TimeStepping, DsId), KernelError> {
 /// # Errors
 /// Kernel errors.
 pub fn simulate(steps: usize) -> Result<Trajectory, KernelError> {
+    Ok(simulate_with_summary(steps)?.0)
+}
+
+/// As [`simulate`], with the convergence of the run's steps (`TimeStepping::run_summary`).
+///
+/// # Errors
+/// As [`simulate`].
+pub fn simulate_with_summary(steps: usize) -> Result<(Trajectory, RunSummary), KernelError> {
     let (mut sim, ds) = build()?;
     let mut out = Trajectory::new(7);
     let row = |sim: &TimeStepping| -> Result<[f64; 7], KernelError> {
@@ -94,7 +103,7 @@ pub fn simulate(steps: usize) -> Result<Trajectory, KernelError> {
         sim.step()?;
         out.push(&row(&sim)?);
     }
-    Ok(out)
+    Ok((out, sim.run_summary()))
 }
 
 /// The number of steps of Siconos' driver: `floor(T / h)` in floating point (14999).

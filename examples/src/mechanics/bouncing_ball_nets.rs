@@ -10,7 +10,8 @@ use faer::Mat;
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianRelation, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    MoreauJeanOsi, OneStepNsProblem, TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
+    MoreauJeanOsi, NonConvergencePolicy, OneStepNsProblem, RunSummary, TimeDiscretisation, TimeStepping,
+    TimeSteppingOptions, Trajectory,
 };
 use nonsmooth::mechanics::MechanicsError;
 use nonsmooth::mechanics::body::NewtonEulerDs;
@@ -41,6 +42,9 @@ pub const COLUMN_NAMES: [&str; 16] = [
     "v_y",
     "v_z",
 ];
+
+/// Newton tolerance of the Moreau–Jean loop.
+pub const NEWTON_TOLERANCE: f64 = 1e-10;
 
 /// Ball radius.
 pub const RADIUS: f64 = 0.1;
@@ -99,6 +103,17 @@ impl LagrangianRelation for BallOnPlane {
 /// # Errors
 /// Kernel or mechanics errors (none for this model).
 pub fn build(t_end: f64) -> Result<(TimeStepping, DsId, InteractionId), MechanicsError> {
+    build_with(t_end, NonConvergencePolicy::Fail)
+}
+
+/// The simulation of [`build`] under the non-convergence policy `policy`.
+///
+/// # Errors
+/// Kernel or mechanics errors (none for this model).
+pub fn build_with(
+    t_end: f64,
+    policy: NonConvergencePolicy,
+) -> Result<(TimeStepping, DsId, InteractionId), MechanicsError> {
     let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
     let ball = NewtonEulerDs::new([1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], [2.0, 0.0, 0.0, 0.0, 0.0, 0.0], 1.0, identity)?
         .with_external_force([-GRAVITY, 0.0, 0.0])?;
@@ -111,7 +126,10 @@ pub fn build(t_end: f64) -> Result<(TimeStepping, DsId, InteractionId), Mechanic
         MoreauJeanOsi::with_theta(0.5)?,
         OneStepNsProblem::friction_contact_3d(Fc3dMethod::Nsgs(nsgs))?,
         TimeDiscretisation::new(0.0, 0.005, t_end)?,
-        TimeSteppingOptions::default().with_newton_tolerance(1e-10).with_newton_max_iterations(10),
+        TimeSteppingOptions::default()
+            .with_newton_tolerance(NEWTON_TOLERANCE)
+            .with_newton_max_iterations(10)
+            .with_policy(policy),
     )?;
     Ok((sim, ball, contact))
 }
@@ -122,7 +140,16 @@ pub fn build(t_end: f64) -> Result<(TimeStepping, DsId, InteractionId), Mechanic
 /// # Errors
 /// Kernel or mechanics errors.
 pub fn simulate(t_end: f64) -> Result<Trajectory, MechanicsError> {
-    let (mut sim, ball, contact) = build(t_end)?;
+    Ok(simulate_with(t_end, NonConvergencePolicy::Fail)?.0)
+}
+
+/// As [`simulate`], under the non-convergence policy `policy`, with the convergence of the
+/// run's steps (`TimeStepping::run_summary`, with the NSGS tolerance).
+///
+/// # Errors
+/// Kernel or mechanics errors (non-convergence as `policy` says).
+pub fn simulate_with(t_end: f64, policy: NonConvergencePolicy) -> Result<(Trajectory, RunSummary), MechanicsError> {
+    let (mut sim, ball, contact) = build_with(t_end, policy)?;
     let mut out = Trajectory::new(16);
     let row = |sim: &TimeStepping| -> Result<[f64; 16], KernelError> {
         let state = sim.nsds().ds(ball)?.state();
@@ -162,5 +189,5 @@ pub fn simulate(t_end: f64) -> Result<Trajectory, MechanicsError> {
         sim.step()?;
         out.push(&row(&sim)?);
     }
-    Ok(out)
+    Ok((out, sim.run_summary().with_tolerance(NsgsOptions::default().tolerance)))
 }

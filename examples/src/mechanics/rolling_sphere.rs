@@ -2,10 +2,11 @@
 //! it and spins it up, `v = v0 − μ g t`, `ω = (5 μ g / 2R) t`, until it rolls (`v = ω R`) at
 //! `t* = 2 v0 / (7 μ g)`, then rolls at `5 v0 / 7` (solid sphere, `I = 2/5 m R²`).
 
+use nonsmooth::kernel::simulation::RunSummary;
 use nonsmooth::mechanics::MechanicsError;
 use nonsmooth::mechanics::geometry::Shape;
 use nonsmooth::mechanics::lie::Quaternion;
-use nonsmooth::mechanics::scene::{BodySpec, Material, Scene, SceneBuilder};
+use nonsmooth::mechanics::scene::{BodySpec, Material, Scene, SceneBuilder, SceneNonConvergence, SceneOptions};
 
 /// Gravity.
 pub const GRAVITY: f64 = 9.81;
@@ -23,11 +24,14 @@ pub struct RollingSphere {
     pub radius: f64,
     /// Final time (default 0.4 s).
     pub t_end: f64,
+    /// What a step above the NSGS tolerance does (default: the scenes' default,
+    /// [`SceneNonConvergence::default`]).
+    pub on_nonconvergence: SceneNonConvergence,
 }
 
 impl Default for RollingSphere {
     fn default() -> Self {
-        Self { h: 1e-4, mu: 0.3, v0: 2.0, radius: 0.1, t_end: 0.4 }
+        Self { h: 1e-4, mu: 0.3, v0: 2.0, radius: 0.1, t_end: 0.4, on_nonconvergence: SceneNonConvergence::default() }
     }
 }
 
@@ -43,6 +47,8 @@ pub struct RollingOutcome {
     pub final_speed: f64,
     /// Largest sinking of the centre below `R`.
     pub max_sink: f64,
+    /// Convergence of the run's steps ([`Scene::run_summary`]).
+    pub summary: RunSummary,
 }
 
 impl RollingSphere {
@@ -52,7 +58,11 @@ impl RollingSphere {
     /// Mechanics errors.
     pub fn build(&self) -> Result<Scene, MechanicsError> {
         let material = Material::new(self.mu, 0.0)?;
-        let mut b = SceneBuilder::new().with_time_step(self.h).with_final_time(self.t_end);
+        let options = SceneOptions::default()
+            .with_time_step(self.h)
+            .with_final_time(self.t_end)
+            .with_policy(self.on_nonconvergence);
+        let mut b = SceneBuilder::new().with_options(options);
         b.add_ground(0.0, material)?;
         b.add_body(
             BodySpec::new(Shape::sphere(self.radius)?, 1000.0)?
@@ -99,6 +109,7 @@ impl RollingSphere {
             measured,
             final_speed: v[0],
             max_sink,
+            summary: scene.run_summary(),
         })
     }
 }

@@ -4,7 +4,7 @@
 
 use nonsmooth::mechanics::MechanicsError;
 use nonsmooth::mechanics::pile::SpherePile;
-use nonsmooth::mechanics::scene::{Scene, SceneOptions};
+use nonsmooth::mechanics::scene::{Scene, SceneNonConvergence, SceneOptions};
 use nonsmooth::numerics::fc::Fc3dMethod;
 
 /// Sums of the per-step phases (re-exported from the mechanics crate).
@@ -16,8 +16,17 @@ pub use nonsmooth::mechanics::scene::StepTotals as PhaseTimes;
 /// # Errors
 /// Mechanics errors.
 pub fn build(n: usize, t_end: f64, parallel: bool) -> Result<Scene, MechanicsError> {
+    build_with(n, t_end, parallel, SceneNonConvergence::default())
+}
+
+/// The pile of [`build`] under the non-convergence policy `policy`.
+///
+/// # Errors
+/// Mechanics errors.
+pub fn build_with(n: usize, t_end: f64, parallel: bool, policy: SceneNonConvergence) -> Result<Scene, MechanicsError> {
     let pile = SpherePile::with_spheres(n);
     let nsgs = SceneOptions::default_nsgs().with_parallel(parallel);
-    let options = SceneOptions::default().with_final_time(t_end).with_method(Fc3dMethod::Nsgs(nsgs));
+    let options =
+        SceneOptions::default().with_final_time(t_end).with_method(Fc3dMethod::Nsgs(nsgs)).with_policy(policy);
     pile.build(options)
 }
