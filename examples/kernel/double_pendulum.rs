@@ -4,6 +4,7 @@
 //!
 //! ```text
 //! cargo run --release --example double_pendulum -- [--t-end T] [--output FILE [--siconos]]
+//!     [--on-nonconvergence POLICY]
 //! ```
 //!
 //! It prints the steps, Newton iterations (total, maximum per step) and impacts (`--t-end`,

@@ -2,7 +2,7 @@
 //! `nonsmooth_examples::kernel::nonlinear_switch`).
 //!
 //! ```text
-//! cargo run --release --example nonlinear_switch -- [--output FILE [--siconos]]
+//! cargo run --release --example nonlinear_switch -- [--output FILE [--siconos]] [--on-nonconvergence POLICY]
 //! ```
 //!
 //! Without `--output` it prints the largest residuals, the Newton iteration counts and the

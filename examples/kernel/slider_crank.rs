@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example slider_crank -- [--scheme mj|direct|combined] [--steps N]
-//!     [--output FILE [--siconos]]
+//!     [--output FILE [--siconos]] [--on-nonconvergence POLICY]
 //! ```
 //!
 //! It runs `N` steps of `h = 1e-5` (default: up to `T = 0.2`, 20000 steps) and prints the

@@ -1,7 +1,7 @@
 //! Siconos' `BouncingBallNETS`: a Newton–Euler ball bouncing on a plane with friction.
 //!
 //! ```text
-//! cargo run --release --example bouncing_ball_nets -- [--output FILE [--siconos]]
+//! cargo run --release --example bouncing_ball_nets -- [--output FILE [--siconos]] [--on-nonconvergence POLICY]
 //! ```
 //!
 //! Without `--output` it prints a summary. `--output FILE` writes the 16 columns of

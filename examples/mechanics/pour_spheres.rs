@@ -1,6 +1,7 @@
 //! Spheres poured into a box: the main example of nonsmooth.
 //!
-//! `cargo run --release --example pour_spheres -- [--n N] [--time T] [--out DIR] [--every K]`
+//! `cargo run --release --example pour_spheres -- [--n N] [--time T] [--out DIR] [--every K]
+//! [--on-nonconvergence POLICY]`
 //!
 //! A column of N spheres (default 400) falls into a box, hits the floor, spreads and settles
 //! into a heap: Moreau–Jean time-stepping of Newton–Euler bodies with contact detection, 3D
@@ -9,8 +10,8 @@
 //! `pour_spheres.pvd` (open it in ParaView: bodies, walls and contacts in time), `history.csv`
 //! (per step: time, kinetic energy, heights, contacts, sweeps, convergence, penetration, the
 //! solver's residual), and
-//! `history.svg` (a plot of these quantities); it prints what it computed and where the files
-//! are.
+//! `history.svg` (a plot of these quantities); it prints what it computed, where the files
+//! are and, last, the run summary (steps above the solver's tolerance, the worst error).
 
 use std::io::Write as _;
 use std::time::Instant;

@@ -1,7 +1,7 @@
 //! A sphere sliding then rolling on a plane: the transition time against `2 v0 / (7 μ g)`.
 //!
 //! ```text
-//! cargo run --release --example rolling_sphere -- [--mu MU] [--v0 V0] [--h H]
+//! cargo run --release --example rolling_sphere -- [--mu MU] [--v0 V0] [--h H] [--on-nonconvergence POLICY]
 //! ```
 //!
 //! `--mu` is the friction coefficient (default 0.3), `--v0` the initial speed (default 2 m/s),

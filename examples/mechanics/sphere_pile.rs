@@ -1,9 +1,10 @@
 //! The sphere pile: N spheres dropped into a box (`nonsmooth::mechanics::pile::SpherePile`).
 //!
 //! `cargo run --release --example sphere_pile -- [--n N] [--steps S] [--parallel] [--vtk DIR
-//! [--every K]] [--csv FILE]` (`--help` for the details): N = 1000 and S = 1000 (1 s) by
-//! default; a progress bar on standard error; at the end the mean per-step time split into
-//! detection, assembly, solve and update. `--vtk DIR` writes a ParaView time series
+//! [--every K]] [--csv FILE] [--on-nonconvergence POLICY]` (`--help` for the details):
+//! N = 1000 and S = 1000 (1 s) by default; a progress bar on standard error; at the end the
+//! mean per-step time split into detection, assembly, solve and update, and the run summary
+//! (steps above the solver's tolerance, the worst error). `--vtk DIR` writes a ParaView time series
 //! (`DIR/sphere_pile.pvd`: body surfaces, centres, contacts with their forces, the ground and
 //! walls) of the initial state and of every K-th step (K = 20 by default: 50 frames per
 //! second of simulated time); `--csv FILE` writes the positions and orientations every 10
