@@ -50,7 +50,14 @@ fn main() -> anyhow::Result<()> {
     let mut samples: Vec<PourSample> = Vec::with_capacity(steps as usize);
     let mut k = 0;
     while scene.has_next_step() {
-        let report = scene.step()?;
+        let report = match scene.step() {
+            Ok(report) => report,
+            Err(error) => {
+                // The steps done before the one that stopped the run, then the error.
+                println!("{}", scene.run_summary());
+                return Err(error.into());
+            }
+        };
         samples.push(pour.sample(&scene, &report)?);
         k += 1;
         if k % args.every == 0 {

@@ -89,7 +89,14 @@ fn main() -> anyhow::Result<()> {
     let started = Instant::now();
     let mut k = 0;
     while scene.has_next_step() && k < steps {
-        let report = scene.step()?;
+        let report = match scene.step() {
+            Ok(report) => report,
+            Err(error) => {
+                // The steps done before the one that stopped the run, then the error.
+                println!("{}", scene.run_summary());
+                return Err(error.into());
+            }
+        };
         times.add(&report);
         k += 1;
         if let Some(w) = csv.as_mut()
