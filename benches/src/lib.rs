@@ -16,6 +16,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod kernel_models;
+pub mod life;
 pub mod pile;
 
 use nonsmooth::numerics::NumericsError;

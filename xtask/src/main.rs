@@ -9,8 +9,9 @@
 //!   `docs/benchmarks/fc3d-profile.svg`; then the kernel time-stepping benches (bouncing ball,
 //!   bead column and stack) next to Siconos 4.4's Moreau–Jean loop on the same models, written to
 //!   `docs/benchmarks/kernel.{md,csv}`; then the sphere pile, ours (NSGS sequential
-//!   and on 2 threads) and Rapier's in the same run, written to `docs/benchmarks/mechanics.{md,csv}`
-//!   (`--only lcp|fc3d|kernel|mechanics` runs one of the four). See [`bench_report`],
+//!   and on 2 threads) and Rapier's in the same run, and its whole life (ours, Rapier, Siconos 4.4
+//!   and MuJoCo windows, by phase), written to `docs/benchmarks/mechanics.{md,csv}` and
+//!   `mechanics-life.csv` (`--only lcp|fc3d|kernel|mechanics` runs one of the four). See [`bench_report`],
 //!   [`fc3d_report`], [`kernel_report`] and [`mechanics_report`].
 //! - `system-deps`: fails when a package of the dependency graph links a native library
 //!   ([`system_deps`]).
@@ -34,9 +35,11 @@ commands:
   bench-report [options]   run the LCP, FC3D and kernel benches, our quality pass and Siconos 4.4
                            side by side, and the sphere pile (ours and Rapier's); write
                            docs/benchmarks/lcp.md, lcp.csv, lcp-ratios.svg, fc3d.md, fc3d.csv,
-                           fc3d-profile.svg, kernel.md, kernel.csv, mechanics.md and mechanics.csv
+                           fc3d-profile.svg, kernel.md, kernel.csv, mechanics.md, mechanics.csv
+                           and mechanics-life.csv
     --quick                a small subset (random n = 50, two collection files, bead models with
                            N <= 100 and one Siconos kernel run, a pile of 1000 spheres for 100
+                           steps, the whole life of 125 spheres for 1500 steps with windows of 2
                            steps, short measurements), written to target/bench-report-quick/
                            unless --out is given
     --baseline NAME        criterion baseline name (default: bench-report)
@@ -48,7 +51,8 @@ commands:
                            only the LCP, the FC3D, the kernel or the mechanics report (default:
                            all four; the FC3D report writes docs/benchmarks/fc3d.md, fc3d.csv and
                            fc3d-profile.svg, the kernel report kernel.md and kernel.csv, the
-                           mechanics report mechanics.md and mechanics.csv)
+                           mechanics report mechanics.md, mechanics.csv and
+                           mechanics-life.csv)
   system-deps              check that no package of the workspace's dependency graph (normal,
                            build and dev, host platform) links a native library: building and
                            testing need nothing but the Rust toolchain

@@ -19,6 +19,11 @@
 //!    ([`growth`]), what each engine solves, how to run it.
 //!
 //! `--quick` runs N = 1000 only, with fewer steps ([`cases`]).
+//!
+//! Then the whole life of the pile ([`life`]): ours and Rapier's single-threaded pipeline over
+//! 2 s from the lattice at rest, Siconos 4.4 and MuJoCo in windows from our state, by phase of
+//! the kinetic energy; written after the part above in `mechanics.md` and to
+//! `mechanics-life.csv`.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -835,7 +840,16 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
     let release = target.join("release");
 
     eprintln!("bench-report: building mechanics-pile");
-    run_checked(cargo().args(["build", "--release", "-p", "nonsmooth-benches", "--bin", "mechanics-pile"]))?;
+    run_checked(cargo().args([
+        "build",
+        "--release",
+        "-p",
+        "nonsmooth-benches",
+        "--bin",
+        "mechanics-pile",
+        "--bin",
+        "pile-life",
+    ]))?;
     let ours: Result<PathBuf, String> = Ok(release.join("mechanics-pile"));
     let rapier_seq = build_rapier(&release, "rapier", "rapier-pile-1thread");
     let rapier_par = build_rapier(&release, "rapier-parallel", "rapier-pile-2threads");
@@ -860,6 +874,23 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
         results.push(CaseResult { case, seq, par, rapier, rapier_par });
     }
 
+    let tools = life::LifeTools {
+        pile_life: release.join("pile-life"),
+        rapier: rapier_seq.clone(),
+        siconos: life::siconos_available(),
+        shim: life::build_shim(&root, &target),
+        mujoco: life::mujoco_python(&target),
+        scripts: root.join("benches/python"),
+        states: target.join("pile-life"),
+    };
+    for (engine, ready) in [("Siconos", tools.siconos.as_ref().err()), ("MuJoCo", tools.mujoco.as_ref().err())] {
+        if let Some(reason) = ready {
+            eprintln!("bench-report: {engine} not measured: {reason}");
+        }
+    }
+    let life_results: Vec<life::LifeResult> =
+        life::life_cases(o.quick).into_iter().map(|case| life::run_case(case, &tools)).collect();
+
     // The version from any Rapier run, else why neither pipeline ran (the first case's reasons).
     let rapier_version = results
         .iter()
@@ -882,13 +913,18 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
         rapier: rapier_version,
         elapsed_seconds: started.elapsed().as_secs_f64(),
     };
-    for (name, text) in [("mechanics.md", markdown(&header, &results)), ("mechanics.csv", csv(&results))] {
+    let md = markdown(&header, &results) + &life::markdown(&life_results, &tools.shim);
+    for (name, text) in
+        [("mechanics.md", md), ("mechanics.csv", csv(&results)), ("mechanics-life.csv", life::csv(&life_results))]
+    {
         let path = out.join(name);
         std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
         eprintln!("bench-report: wrote {}", path.display());
     }
     Ok(())
 }
+
+pub(crate) mod life;
 
 #[cfg(test)]
 mod tests;

@@ -18,9 +18,16 @@
 //! contacts (pairs with at least one solver contact at the end, Rapier's count, which includes
 //! speculative contacts up to its prediction distance), touching_pairs (pairs whose manifold has a
 //! point at distance ≤ 0), sleeping (bodies asleep at the end), and the setup time.
+//!
+//! `--life` (the whole-life part of the report, with `--measure` equal to `--steps`) prints before
+//! that line one JSON line per step ([`nonsmooth_benches::life::StepRecord`]): the wall time of
+//! the step, the kinetic energy after it (translational + rotational, from the f32 velocities),
+//! Rapier's fixed solver iteration count, the max penetration and the mean height after the
+//! step, and the pairs with an active contact; computed outside the timed part.
 
 use std::time::Instant;
 
+use nonsmooth_benches::life::{StepRecord, kinetic_energy};
 use nonsmooth_benches::pile::PileSpec;
 use rapier3d::na::Unit;
 use rapier3d::prelude::*;
@@ -81,6 +88,31 @@ fn positions(world: &PhysicsWorld, handles: &[RigidBodyHandle]) -> Vec<[f64; 3]>
             [f64::from(t.x), f64::from(t.y), f64::from(t.z)]
         })
         .collect()
+}
+
+/// The whole-life record of step `step` (its wall time `seconds`) from the world after it.
+fn life_record(
+    spec: &PileSpec,
+    world: &PhysicsWorld,
+    handles: &[RigidBodyHandle],
+    step: usize,
+    seconds: f64,
+) -> StepRecord {
+    let widen = |v: Vector| [f64::from(v.x), f64::from(v.y), f64::from(v.z)];
+    let velocities: Vec<[f64; 3]> = handles.iter().map(|&h| widen(world.bodies[h].linvel())).collect();
+    let angular: Vec<[f64; 3]> = handles.iter().map(|&h| widen(world.bodies[h].angvel())).collect();
+    let end = positions(world, handles);
+    StepRecord {
+        step,
+        ke: kinetic_energy(spec.mass(), spec.inertia(), &velocities, &angular),
+        seconds,
+        iterations: Some(world.integration_parameters.num_solver_iterations),
+        converged: None,
+        residual: None,
+        penetration: spec.max_penetration(&end),
+        mean_height: PileSpec::mean_height(&end),
+        contacts: world.narrow_phase.contact_pairs().filter(|p| p.has_any_active_contact()).count(),
+    }
 }
 
 /// Rapier's stage timers summed over the measured steps (all zero without the
@@ -149,8 +181,10 @@ fn threads() -> usize {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args = nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--no-sleep"])
-        .map_err(|e| format!("{e}\nusage: rapier-pile [--n N] [--steps S] [--measure M] [--seed K] [--no-sleep]"))?;
+    let args =
+        nonsmooth_benches::pile::RunArgs::parse(std::env::args().skip(1), &["--no-sleep", "--life"]).map_err(|e| {
+            format!("{e}\nusage: rapier-pile [--n N] [--steps S] [--measure M] [--seed K] [--no-sleep] [--life]")
+        })?;
     let spec = PileSpec::from_args(&args);
     spec.validate()?;
     let setup = Instant::now();
@@ -166,12 +200,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut measured_seconds = 0.0;
     let mut stages = Stages::default();
     world.physics_pipeline.counters.enable();
+    let life = args.has("--life");
     for step in 0..args.steps {
         if step + args.measure >= args.steps {
             let t = Instant::now();
             world.step();
-            measured_seconds += t.elapsed().as_secs_f64();
+            let seconds = t.elapsed().as_secs_f64();
+            measured_seconds += seconds;
             stages.add(&world.physics_pipeline.counters);
+            if life {
+                println!("{}", life_record(&spec, &world, &handles, step + 1, seconds).to_json());
+            }
         } else {
             world.step();
         }
@@ -189,6 +228,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let sleeping = handles.iter().filter(|&&h| world.bodies[h].is_sleeping()).count();
     let line = serde_json::json!({
+        "record": "run",
         "engine": "rapier3d",
         "version": rapier_version(),
         "precision": "f32",

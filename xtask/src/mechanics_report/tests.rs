@@ -423,3 +423,243 @@ fn rows_of_n5000(md: &str) -> Vec<&str> {
         .take(4)
         .collect()
 }
+
+// The whole-life part (`life.rs`).
+
+use super::life::{
+    EngineRun, LifeCase, LifePhase, LifeResult, StepRecord, WholeRun, Window, extrapolate, life_cases, life_targets,
+    parse_records, phases, phases_with, stats, window_start,
+};
+
+/// Kinetic energies shaped like our N = 1000 run (J): a fall to 150 J, then 29, 1.3, … 3e-4.
+const KE: [f64; 14] = [0.0, 50.0, 150.0, 100.0, 29.0, 14.0, 1.3, 0.8, 0.27, 0.03, 5e-3, 3e-4, 1e-5, 1e-5];
+
+/// A run whose step `k` (1-based) has kinetic energy `ke[k − 1]`, takes `seconds(k)`, sweeps
+/// `10 k` times and converges unless `k` is in `missed`.
+fn life_run(ke: &[f64], seconds: impl Fn(usize) -> f64, missed: &[usize], tolerance: bool) -> EngineRun {
+    let records = ke
+        .iter()
+        .enumerate()
+        .map(|(i, &e)| {
+            let step = i + 1;
+            StepRecord {
+                step,
+                ke: e,
+                seconds: seconds(step),
+                iterations: Some(10.0 * step as f64),
+                converged: tolerance.then_some(!missed.contains(&step)),
+                residual: tolerance.then_some(if missed.contains(&step) { 3e-4 } else { 5e-5 }),
+                penetration: 1e-3 * step as f64,
+                mean_height: 0.5 - 0.01 * step as f64,
+                contacts: 100.0,
+            }
+        })
+        .collect();
+    EngineRun { records, meta: serde_json::json!({"record": "run"}) }
+}
+
+#[test]
+fn phases_follow_the_kinetic_energy() {
+    let p = phases(&KE).unwrap();
+    assert!((p.e_max - 150.0).abs() < 1e-12);
+    // Falling: up to the last E ≥ 15 J (29 J, index 4); rest: from 5e-3 J (≤ 0.015 J to the end).
+    assert_eq!((p.falling.clone(), p.settling.clone(), p.rest.clone()), (0..5, 5..10, 10..14));
+    // A late burst above the rest threshold pushes the start of rest after it.
+    let mut burst = KE;
+    burst[12] = 0.02;
+    assert_eq!(phases(&burst).unwrap().rest, 13..14);
+    // Looser thresholds move the boundaries.
+    let loose = phases_with(&KE, 0.2, 1e-3).unwrap();
+    assert_eq!((loose.falling, loose.rest), (0..4, 9..14));
+    // Never at rest, or never settling: the phase is empty; rest never starts inside the fall.
+    assert!(phases(&[1.0, 2.0, 1.0]).unwrap().rest.is_empty());
+    let flat = phases(&[0.0, 0.0]).unwrap();
+    assert_eq!((flat.falling, flat.settling.len(), flat.rest.len()), (0..2, 0, 0));
+    assert!(phases(&[]).is_none() && phases(&[1.0, f64::NAN]).is_none());
+}
+
+#[test]
+fn windows_start_inside_their_phase_near_its_middle() {
+    assert_eq!(window_start(1, 400, 50), Some(200));
+    assert_eq!(window_start(401, 1100, 50), Some(750));
+    assert_eq!(window_start(1101, 2000, 50), Some(1550));
+    // The state before the phase's first step may start it; one after its last step may not.
+    assert_eq!(window_start(401, 430, 50), Some(400));
+    assert_eq!(window_start(405, 440, 50), None);
+    assert_eq!(window_start(1, 3, 10), Some(0));
+    assert_eq!(window_start(5, 4, 10), None);
+    assert_eq!(window_start(1, 100, 0), None);
+}
+
+#[test]
+fn phase_statistics_and_extrapolation() {
+    let run = life_run(&KE, |k| if k <= 5 { 0.01 } else { 0.03 }, &[7], true);
+    let s = stats(&run.records[5..10]).unwrap();
+    assert_eq!((s.steps, s.first_step, s.last_step, s.unconverged, s.checked), (5, 6, 10, 1, 5));
+    assert!((s.seconds_per_step - 0.03).abs() < 1e-15 && (s.iterations.unwrap() - 80.0).abs() < 1e-12);
+    assert!((s.worst_residual.unwrap() - 3e-4).abs() < 1e-18);
+    assert!((s.penetration_end - 0.010).abs() < 1e-15 && (s.penetration_max - 0.010).abs() < 1e-15);
+    assert!((s.mean_height_end - 0.4).abs() < 1e-12);
+    assert!(stats(&[]).is_none());
+    let w = WholeRun::new(run, "ours").unwrap();
+    assert_eq!(w.phase(LifePhase::Falling).unwrap().steps, 5);
+    assert_eq!(w.whole().unwrap().unconverged, 1);
+    assert_eq!(w.ke_at(0.002, 1e-3), Some(50.0));
+    assert!(w.ke_at(0.1, 1e-3).is_none());
+    // Σ window s/step × phase steps; an empty phase needs no window; a missing one stops it.
+    let window = |phase, phase_steps, t: Result<f64, &str>| Window {
+        phase,
+        phase_steps,
+        start: Ok(0),
+        stats: t
+            .map(|t| super::life::PhaseStats { seconds_per_step: t, steps: 2, ..Default::default() })
+            .map_err(str::to_owned),
+    };
+    let ws = [
+        window(LifePhase::Falling, 400, Ok(1.0)),
+        window(LifePhase::Settling, 600, Ok(2.0)),
+        window(LifePhase::Rest, 0, Err("empty phase")),
+    ];
+    assert!((extrapolate(&ws).unwrap() - 1600.0).abs() < 1e-9);
+    let missing = [window(LifePhase::Falling, 400, Ok(1.0)), window(LifePhase::Rest, 10, Err("siconos failed"))];
+    assert!(extrapolate(&missing).is_none());
+}
+
+#[test]
+fn life_lines_parse() {
+    let out = format!(
+        "progress\n{}\n{}\n{}\n",
+        r#"{"record":"step","step":1,"ke":0.5,"seconds":0.002,"iterations":12,"converged":true,"residual":5e-5,"penetration":0.0,"mean_height":0.55,"contacts":10}"#,
+        r#"{"record":"step","step":2,"ke":1.5,"seconds":0.003,"iterations":null,"converged":null,"residual":null,"penetration":1e-4,"mean_height":0.54,"contacts":0}"#,
+        r#"{"record":"run","engine":"nonsmooth","n":1000}"#
+    );
+    let run = parse_records(&out, "pile-life").unwrap();
+    assert_eq!(run.records.len(), 2);
+    assert_eq!((run.records[0].iterations, run.records[0].converged), (Some(12.0), Some(true)));
+    assert_eq!((run.records[1].iterations, run.records[1].converged, run.records[1].residual), (None, None, None));
+    assert_eq!(run.meta["engine"], "nonsmooth");
+    let no_run = out.replace(r#"{"record":"run","engine":"nonsmooth","n":1000}"#, "");
+    assert!(parse_records(&no_run, "x").unwrap_err().to_string().contains("no run line"));
+    let bad = out.replace(r#""ke":0.5"#, r#""energy":0.5"#);
+    assert!(parse_records(&bad, "x").unwrap_err().to_string().contains("\"ke\""));
+}
+
+/// A whole-life case with made-up runs: ours 10 ms/step falling, 30 settling, `rest` at rest;
+/// Rapier 6 ms/step; Siconos windows of 1.5 s/step.
+fn life_result(rest: f64, missed: &[usize]) -> LifeResult {
+    let case = LifeCase { n: 1000, steps: 14, export_every: 2, siconos_window: 2, mujoco_window: 1 };
+    let ours_seconds = move |k: usize| {
+        if k <= 5 {
+            0.01
+        } else if k <= 10 {
+            0.03
+        } else {
+            rest
+        }
+    };
+    let ours = WholeRun::new(life_run(&KE, ours_seconds, missed, true), "ours").unwrap();
+    let rapier = WholeRun::new(life_run(&KE, |_| 0.006, &[], false), "rapier").unwrap();
+    let windows = |t: f64| {
+        LifePhase::ALL
+            .into_iter()
+            .map(|phase| Window {
+                phase,
+                phase_steps: ours.phases.range(phase).len(),
+                start: Ok(2),
+                stats: Ok(super::life::PhaseStats {
+                    steps: 2,
+                    first_step: 3,
+                    last_step: 4,
+                    seconds_per_step: t,
+                    iterations: Some(700.0),
+                    checked: 2,
+                    worst_residual: Some(9e-5),
+                    ..Default::default()
+                }),
+            })
+            .collect::<Vec<_>>()
+    };
+    LifeResult { case, rapier: Ok(rapier), siconos: Ok(windows(1.5)), mujoco: Ok(windows(2.0)), ours: Ok(ours) }
+}
+
+#[test]
+fn life_targets_on_made_up_numbers() {
+    let t = life_targets(&[life_result(0.015, &[])]);
+    assert_eq!(t.len(), 4);
+    assert_eq!(t.iter().map(|t| t.met).collect::<Vec<_>>(), [Some(true), Some(true), Some(true), Some(true)], "{t:?}");
+    assert!(t[0].measured.starts_with("0 of 14 steps above the tolerance"), "{}", t[0].measured);
+    // Rest 15 ms against falling 10: 1.5; settling 30 against 10: 3.
+    assert!(t[1].measured.contains("rest / falling = 1.50") && t[1].measured.contains("settling / falling = 3.00"));
+    // Siconos 1.5 s × 14 steps = 21 s against ours 5·0.01 + 5·0.03 + 4·0.015 = 0.26 s: 80.8×.
+    assert!(t[2].measured.contains("Siconos / ours = 80.8"), "{}", t[2].measured);
+    // Falling 10 ms against Rapier's 6: 1.67.
+    assert!(t[3].measured.contains("ours / Rapier = 1.67"), "{}", t[3].measured);
+    // An unconverged step, a slow rest (3×), a slow whole run (Siconos only 21 / 0.5 = 42×): FAIL.
+    let t = life_targets(&[life_result(0.03, &[12])]);
+    assert_eq!((t[0].met, t[1].met), (Some(false), Some(false)));
+    assert!(t[0].measured.contains("1 of 14") && t[0].measured.contains("3.00e-4"), "{}", t[0].measured);
+    let t = life_targets(&[life_result(0.08, &[])]);
+    assert_eq!(t[2].met, Some(false), "{}", t[2].measured);
+    // Engines not measured: no verdict, the reason shown.
+    let mut r = life_result(0.015, &[]);
+    r.siconos = Err("import siconos failed".into());
+    r.rapier = Err("rapier-pile failed".into());
+    let t = life_targets(&[r]);
+    assert_eq!((t[0].met, t[2].met, t[3].met), (Some(true), None, None));
+    assert!(t[2].measured.contains("import siconos failed") && t[3].measured.contains("rapier-pile failed"));
+}
+
+#[test]
+fn life_markdown_and_csv() {
+    let mut r = life_result(0.015, &[]);
+    if let Ok(ws) = &mut r.mujoco {
+        ws[2].stats = Err("mujoco window failed".into());
+    }
+    let md = super::life::markdown(&[r.clone()], &Ok(std::path::PathBuf::from("target/siconos_graph_shim.so")));
+    for needle in [
+        "## Whole life: from the lattice at rest to the heap at rest",
+        "**falling** = the steps up to the last one with E ≥ 0.1·E_max",
+        "E stays ≤ 1e-4·E_max",
+        "### N = 1000, whole life (14 steps)",
+        "| Siconos 4.4 (windows) | **whole run** | 14 | extrapolated: 21.0 s",
+        "| MuJoCo (windows) | **whole run** | 14 | no extrapolation: a window is missing",
+        "mujoco window failed",
+        "`LD_PRELOAD=target/siconos_graph_shim.so`",
+        "### What each solves (whole life)",
+        "Other thresholds on our run",
+    ] {
+        assert!(md.contains(needle), "missing {needle:?} in\n{md}");
+    }
+    assert_eq!(md.matches("| PASS |").count(), 4, "{md}");
+    // Every row of the phase tables has the header's 11 columns.
+    let rows: Vec<&str> = md
+        .lines()
+        .filter(|l| ["| ours,", "| Rapier,", "| Siconos", "| MuJoCo"].iter().any(|p| l.starts_with(p)))
+        .collect();
+    assert_eq!(rows.len(), 4 + 4 + 4 + 4);
+    for row in rows {
+        assert_eq!(row.matches('|').count(), 12, "{row}");
+    }
+    assert!(
+        md.contains("| ours, NSGS sequential | falling | 5 | 0.000–0.005 | 10.000 | 30.0 | 0 / 5 | 5.00e-5 |"),
+        "{md}"
+    );
+    let text = super::life::csv(&[r]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1 + 4 + 4 + 3 + 3);
+    let columns = lines[0].split(',').count();
+    assert_eq!(columns, 18);
+    assert!(lines[1..].iter().all(|l| l.split(',').count() == columns), "{text}");
+    assert!(lines[1].starts_with("1000,nonsmooth,whole,falling,0,1,5,5,5,1e-2,"), "{}", lines[1]);
+    assert!(lines[9].starts_with("1000,siconos,window,falling,2,3,4,2,5,1.5e0,"), "{}", lines[9]);
+    assert!(lines[14].ends_with(",not measured: mujoco window failed"), "{}", lines[14]);
+}
+
+#[test]
+fn life_cases_in_report_order() {
+    let full = life_cases(false);
+    assert_eq!(full.iter().map(|c| (c.n, c.steps)).collect::<Vec<_>>(), [(1000, 2000), (5000, 2000)]);
+    assert!(full.iter().all(|c| c.siconos_window >= 3 && c.export_every > 0));
+    let quick = life_cases(true);
+    assert!(quick.len() == 1 && quick[0].n < 1000 && quick[0].steps < 2000);
+}
