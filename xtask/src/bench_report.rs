@@ -47,6 +47,9 @@ pub(crate) struct Options {
     /// `Some("lcp")`, `Some("fc3d")`, `Some("kernel")` or `Some("mechanics")`: only that report
     /// (default: all four).
     pub(crate) only: Option<String>,
+    /// The pile sizes of the mechanics report's whole-life part (`--life-sizes 1000,5000`;
+    /// default: all of [`crate::mechanics_report::life::life_cases`]).
+    pub(crate) life_sizes: Option<Vec<usize>>,
 }
 
 impl Options {
@@ -59,6 +62,7 @@ impl Options {
             reps: 5,
             skip_bench: false,
             only: None,
+            life_sizes: None,
         };
         let mut it = args.iter();
         while let Some(arg) = it.next() {
@@ -73,6 +77,13 @@ impl Options {
                     only @ ("lcp" | "fc3d" | "kernel" | "mechanics") => o.only = Some(only.to_owned()),
                     other => bail!("--only takes lcp, fc3d, kernel or mechanics, not {other:?}"),
                 },
+                "--life-sizes" => {
+                    let sizes: Result<Vec<usize>, _> = value("--life-sizes")?.split(',').map(str::parse).collect();
+                    match sizes {
+                        Ok(sizes) if !sizes.is_empty() && sizes.iter().all(|&n| n > 0) => o.life_sizes = Some(sizes),
+                        _ => bail!("--life-sizes takes positive pile sizes separated by commas, e.g. 1000,5000"),
+                    }
+                }
                 other => bail!("unknown bench-report option {other:?} (see cargo xtask --help)"),
             }
         }

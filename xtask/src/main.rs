@@ -1,7 +1,7 @@
 //! Project automation, run as `cargo xtask <command>` (alias in `.cargo/config.toml`).
 //!
 //! Commands:
-//! - `bench-report [--quick] [--baseline NAME] [--out DIR] [--reps N] [--skip-bench]`: runs the LCP
+//! - `bench-report [--quick] [--baseline NAME] [--out DIR] [--reps N] [--skip-bench] [--life-sizes N,..]`: runs the LCP
 //!   benches, a quality pass through `nonsmooth solve --json`, and Siconos 4.4 on the same
 //!   problems when `python3-siconos` is installed; writes `docs/benchmarks/lcp.{md,csv}` and
 //!   `docs/benchmarks/lcp-ratios.svg`; then the FC3D benches, our parallel NSGS timings and
@@ -53,6 +53,8 @@ commands:
                            fc3d-profile.svg, the kernel report kernel.md and kernel.csv, the
                            mechanics report mechanics.md, mechanics.csv and
                            mechanics-life.csv)
+    --life-sizes N[,N]     the pile sizes of the mechanics report's whole-life part, among
+                           1000 and 5000 (125 with --quick) (default: all)
   system-deps              check that no package of the workspace's dependency graph (normal,
                            build and dev, host platform) links a native library: building and
                            testing need nothing but the Rust toolchain

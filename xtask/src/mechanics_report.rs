@@ -889,7 +889,11 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
         }
     }
     let life_results: Vec<life::LifeResult> =
-        life::life_cases(o.quick).into_iter().map(|case| life::run_case(case, &tools)).collect();
+        life::life_cases(o.quick)
+        .into_iter()
+        .filter(|case| o.life_sizes.as_ref().is_none_or(|sizes| sizes.contains(&case.n)))
+        .map(|case| life::run_case(case, &tools))
+        .collect();
 
     // The version from any Rapier run, else why neither pipeline ran (the first case's reasons).
     let rapier_version = results
