@@ -18,7 +18,7 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 /// arm, frame `(n, t1, t2)` with `n` from `b` to `a`. Free velocities: falling at `h g` with a
 /// random perturbation, so the problem needs reactions throughout. `dense` bodies store their
 /// inverse as a dense matrix with small off-diagonal terms.
-fn lattice(n: usize, mu: f64, seed: u64, dense: bool) -> FactoredFc3dProblem {
+pub(crate) fn lattice(n: usize, mu: f64, seed: u64, dense: bool) -> FactoredFc3dProblem {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut d = FactoredDelassus::new();
     let index = |i: usize, j: usize, k: usize| (k * n + j) * n + i;
