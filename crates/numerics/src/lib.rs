@@ -31,6 +31,7 @@ pub mod io;
 pub mod lcp;
 pub mod matrix;
 pub mod mlcp;
+mod parallelism;
 #[cfg(feature = "proptest-support")]
 pub mod proptest;
 pub mod relay;
