@@ -39,6 +39,7 @@ pub mod roots;
 
 pub use error::NumericsError;
 pub use options::DEFAULT_MAX_DENSE_BYTES;
+pub use parallelism::Parallelism;
 pub use report::{SolverReport, SolverStatus};
 
 /// The dense linear algebra crate our dense matrices come from (`faer::Mat`, `faer::mat!`).

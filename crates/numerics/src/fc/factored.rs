@@ -24,7 +24,7 @@ use super::nsgs::{Local, NsgsOptions, NsgsSchedule};
 use super::problem::{check_finite, check_len, check_mu};
 use super::sweep::{self, ContactOperator, Contacts, Halves, Reactions, Schedule, Workspace};
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, all_finite, norm2};
-use crate::parallelism::Executor;
+use crate::parallelism::{Executor, SolverThreads};
 use crate::{NumericsError, SolverReport, SolverStatus};
 
 /// The factored NSGS sweeps in halves from this many contacts on. The assembled NSGS's lower
@@ -537,7 +537,7 @@ impl FactoredFc3dProblem {
 /// the same meaning: tolerance and sweep cap, one-contact solver (the closed form when
 /// `W_cc = diag(a, b, b)`), relaxation, error evaluation, shuffling, Anderson acceleration.
 ///
-/// Parallel mode (`parallel` with [`NsgsSchedule::Halves`], from 8192 contacts on, without
+/// Parallel mode ([`Parallelism::Rayon`](crate::Parallelism::Rayon) with [`NsgsSchedule::Halves`], from 8192 contacts on, without
 /// shuffling): the contacts are split as in `Halves` — a first part `A`, the contacts after it
 /// sharing a body with `A` (`S`), the rest `B` — and the bodies renumbered so that
 /// those of `A` and those of `B` (disjoint sets) are contiguous; a sweep updates `A` and `B`
@@ -545,7 +545,8 @@ impl FactoredFc3dProblem {
 /// of the assembled NSGS's halves schedule (`fc/sweep.rs`), with the norm of the reactions of
 /// the light error summed part after part in order. The Anderson extrapolation runs by parts
 /// too, and so does the recomputation of the body velocities after it. The same numbers for
-/// every thread count. `parallel` with
+/// every thread count, and the solver takes the faster of running the halves at the same time
+/// or one after the other (see [`NsgsOptions::parallelism`]). `Rayon` with
 /// [`NsgsSchedule::Colours`] is rejected ([`FactoredNsgsSolver::new`]): colouring needs the
 /// contact graph of the assembled matrix.
 ///
@@ -560,6 +561,8 @@ pub struct FactoredNsgsSolver {
     w: Vec<f64>,
     /// The buffers of the sweeps (order, Anderson acceleration).
     workspace: Workspace,
+    /// The thread pool of [`Parallelism::Rayon`](crate::Parallelism::Rayon).
+    threads: SolverThreads,
     rigid: Vec<Rigid>,
     minv: Vec<[f64; 6]>,
     /// The halves schedule's renumbered copy of the problem and its workspaces, kept from one
@@ -834,11 +837,11 @@ impl FactoredNsgsSolver {
     /// Builds a solver.
     ///
     /// # Errors
-    /// As [`super::nsgs::NsgsSolver::new`], and [`NumericsError::InvalidOption`] for `parallel`
-    /// with [`NsgsSchedule::Colours`].
+    /// As [`super::nsgs::NsgsSolver::new`], and [`NumericsError::InvalidOption`] for
+    /// [`Parallelism::Rayon`](crate::Parallelism::Rayon) with [`NsgsSchedule::Colours`].
     pub fn new(options: NsgsOptions) -> Result<Self, NumericsError> {
         options.validate()?;
-        if options.parallel && options.schedule == NsgsSchedule::Colours {
+        if options.parallelism.is_parallel() && options.schedule == NsgsSchedule::Colours {
             return Err(NumericsError::InvalidOption {
                 name: "schedule",
                 reason: "the factored NSGS runs in parallel with NsgsSchedule::Halves only",
@@ -850,6 +853,7 @@ impl FactoredNsgsSolver {
             isotropic: Vec::new(),
             w: Vec::new(),
             workspace: Workspace::default(),
+            threads: SolverThreads::default(),
             rigid: Vec::new(),
             minv: Vec::new(),
             halves: HalvesBuffers::default(),
@@ -887,10 +891,13 @@ impl FactoredNsgsSolver {
         }
         let nc = problem.number_of_contacts();
         let o = &self.options;
-        if o.parallel && !o.shuffle && nc >= FACTORED_HALVES_MIN_CONTACTS {
-            return self.solve_in_halves(problem, r, u);
+        if o.parallelism.is_parallel() && !o.shuffle && nc >= FACTORED_HALVES_MIN_CONTACTS {
+            let mut threads = std::mem::take(&mut self.threads);
+            let report = threads.run(o.parallelism, |exec| self.solve_in_halves(problem, r, u, exec));
+            self.threads = threads;
+            return report?;
         }
-        let report = self.run(problem, r, self.options.tolerance, None)?;
+        let report = self.run(problem, r, self.options.tolerance, None, &mut Executor::sequential())?;
         let residual = problem.error_with(r, u, &mut self.w);
         Ok(SolverReport::new(report.status, report.iterations, residual))
     }
@@ -904,6 +911,7 @@ impl FactoredNsgsSolver {
         problem: &FactoredFc3dProblem,
         r: &mut [f64],
         u: &mut [f64],
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         let d = &problem.delassus;
         let nc = problem.number_of_contacts();
@@ -956,7 +964,7 @@ impl FactoredNsgsSolver {
         let layout = Halves { na: half, nb, va, vb };
         rp.clear();
         rp.extend(contacts.iter().flat_map(|&c| r[3 * c..3 * c + 3].iter().copied()));
-        let report = self.halves_attempts(problem, &permuted, rp, contacts, layout, r, u);
+        let report = self.halves_attempts(problem, &permuted, rp, contacts, layout, r, u, exec);
         (buffers.delassus, buffers.q, buffers.mu) = permuted.into_parts();
         self.halves = buffers;
         report
@@ -975,12 +983,13 @@ impl FactoredNsgsSolver {
         layout: Halves,
         r: &mut [f64],
         u: &mut [f64],
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         let tolerance = self.options.tolerance;
         let mut iterations = 0;
         let mut attempts = 0;
         loop {
-            let report = self.run(permuted, rp, tolerance * 0.5f64.powi(attempts), Some(layout))?;
+            let report = self.run(permuted, rp, tolerance * 0.5f64.powi(attempts), Some(layout), exec)?;
             iterations += report.iterations;
             for (i, &c) in contacts.iter().enumerate() {
                 r[3 * c..3 * c + 3].copy_from_slice(&rp[3 * i..3 * i + 3]);
@@ -1008,6 +1017,7 @@ impl FactoredNsgsSolver {
         r: &mut [f64],
         tolerance: f64,
         halves: Option<Halves>,
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         let d = &problem.delassus;
         let nc = problem.number_of_contacts();
@@ -1047,7 +1057,6 @@ impl FactoredNsgsSolver {
         let mut scratch = vec![0.0; 3 * nc];
         let mut error_w = Vec::new();
         let mut full_error = |r: &[f64]| problem.error_with(r, &mut scratch, &mut error_w);
-        let mut exec = Executor::new(o.parallel);
         let context = Context { delassus: d, q: &problem.q };
         let report = if rigid {
             let fast = RigidContext { contacts: &self.rigid, minv: &self.minv, q: &problem.q };
@@ -1060,7 +1069,7 @@ impl FactoredNsgsSolver {
                 r,
                 &mut self.w,
                 &mut self.workspace,
-                &mut exec,
+                exec,
                 &mut full_error,
             )
         } else {
@@ -1073,7 +1082,7 @@ impl FactoredNsgsSolver {
                 r,
                 &mut self.w,
                 &mut self.workspace,
-                &mut exec,
+                exec,
                 &mut full_error,
             )
         };

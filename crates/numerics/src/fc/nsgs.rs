@@ -20,8 +20,8 @@ use super::local::{
 use super::sweep::{self, ContactOperator, Contacts, Halves, Reactions, Schedule, Workspace};
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, norm2};
 use crate::options;
-use crate::parallelism::Executor;
-use crate::{NumericsError, SolverReport, SolverStatus};
+use crate::parallelism::{Executor, SolverThreads};
+use crate::{NumericsError, Parallelism, SolverReport, SolverStatus};
 
 /// The one-contact solver NSGS runs on each contact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -62,7 +62,7 @@ pub enum NsgsErrorEvaluation {
     LightWithFullFinal,
 }
 
-/// How [`NsgsOptions::parallel`] sweeps run in parallel.
+/// How the sweeps of [`Parallelism::Rayon`] ([`NsgsOptions::parallelism`]) run in parallel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum NsgsSchedule {
@@ -118,23 +118,29 @@ pub struct NsgsOptions {
     /// every sweep). At least 1.
     pub error_evaluation_frequency: usize,
     /// Visit the contacts in a new random order at each sweep (default: false, natural order).
-    /// With `parallel`, the order of the colours and the order inside each colour are shuffled.
+    /// With [`Parallelism::Rayon`], the order of the colours and the order inside each colour
+    /// are shuffled.
     pub shuffle: bool,
     /// Seed of the shuffling generator (`StdRng::seed_from_u64`), reset at each solve
     /// (default: 0).
     pub shuffle_seed: u64,
-    /// Colour the contact graph ([`colour_contacts`]) and sweep colour by colour, updating the
-    /// contacts of one colour in parallel with rayon (in the current rayon thread pool)
-    /// (default: false). The sweep is then a Gauss–Seidel sweep in colour order, so the result
-    /// differs from the natural-order sweep but is bit-identical for every thread count.
-    /// Without shuffling, and when the problem has at least 1024 contacts, the sweeps run on a copy of the problem whose contacts are renumbered
-    /// colour by colour (each colour a contiguous range of `W`, `q`, `r`), and the stopping test
-    /// is evaluated in parallel too; the returned `r`, `u` and residual are those of the original
-    /// problem.
-    pub parallel: bool,
-    /// How `parallel` sweeps are scheduled (default: [`NsgsSchedule::Colours`]).
+    /// Who runs the sweeps (default: [`Parallelism::Sequential`], the natural order on the
+    /// calling thread). [`Parallelism::Rayon`] selects the parallel [`NsgsOptions::schedule`]
+    /// and runs it on a thread pool that the solver owns (built at its first parallel solve
+    /// with that many threads, kept for the next ones; never rayon's global pool): colour by
+    /// colour ([`colour_contacts`]), a Gauss–Seidel sweep in colour order whose result differs
+    /// from the natural-order sweep, or in two halves ([`NsgsSchedule::Halves`]). Either way the
+    /// numbers are the same for every thread count. With the colours, without shuffling and
+    /// from 1024 contacts on, the sweeps run on a copy of the problem whose contacts are
+    /// renumbered colour by colour (each colour a contiguous range of `W`, `q`, `r`), and the
+    /// stopping test is evaluated in parallel too; the returned `r`, `u` and residual are those
+    /// of the original problem. In the halves schedule the solver times its sweeps with the two
+    /// halves run at the same time and one after the other, and takes the faster (the numbers
+    /// do not change): on a machine whose other cores are busy, the parallel sweeps can lose.
+    pub parallelism: Parallelism,
+    /// The parallel schedule of [`Parallelism::Rayon`] (default: [`NsgsSchedule::Colours`]).
     pub schedule: NsgsSchedule,
-    /// With `parallel`, colours with fewer contacts than this are updated sequentially, where
+    /// With [`Parallelism::Rayon`], colours with fewer contacts than this are updated sequentially, where
     /// rayon's scheduling would cost more than it saves; the numbers are the same either way
     /// (default: 1024). A contact update is short next to rayon's scheduling cost, so only
     /// colours of many hundreds of contacts gain. 0 and 1 mean every colour goes through rayon.
@@ -173,7 +179,7 @@ impl Default for NsgsOptions {
             error_evaluation_frequency: 1,
             shuffle: false,
             shuffle_seed: 0,
-            parallel: false,
+            parallelism: Parallelism::Sequential,
             schedule: NsgsSchedule::Colours,
             parallel_min_colour_size: 1024,
             anderson_memory: 0,
@@ -220,9 +226,9 @@ impl NsgsOptions {
         self
     }
 
-    /// Sets [`NsgsOptions::parallel`].
-    pub fn with_parallel(mut self, parallel: bool) -> Self {
-        self.parallel = parallel;
+    /// Sets [`NsgsOptions::parallelism`].
+    pub fn with_parallelism(mut self, parallelism: Parallelism) -> Self {
+        self.parallelism = parallelism;
         self
     }
 
@@ -263,7 +269,7 @@ impl NsgsOptions {
         }
         options::at_least_one("error_evaluation_frequency", self.error_evaluation_frequency)?;
         options::at_least_one("anderson_period", self.anderson_period)?;
-        Ok(())
+        self.parallelism.validate()
     }
 }
 
@@ -273,7 +279,7 @@ impl NsgsOptions {
 /// larger problems gain (figures in `docs/performance-notes.md`).
 pub(crate) const HALVES_MIN_CONTACTS: usize = 4096;
 
-/// Parallel NSGS renumbers the contacts colour by colour (see [`NsgsOptions::parallel`]) from
+/// Parallel NSGS renumbers the contacts colour by colour (see [`NsgsOptions::parallelism`]) from
 /// this many contacts on; below, the copy costs more than the locality gains.
 const RENUMBER_MIN_CONTACTS: usize = 1024;
 
@@ -517,7 +523,7 @@ pub(crate) fn increment_squared(a: &[f64; 3], b: &[f64]) -> f64 {
 /// one-contact solver, and writes back `r_c ← ω r_c^local + (1 − ω) r_c`. The diagonal blocks
 /// `W_cc` are extracted once per solve. The incoming `r` is the warm start.
 ///
-/// With [`NsgsOptions::parallel`] the contact graph is coloured once per solve
+/// With [`Parallelism::Rayon`] ([`NsgsOptions::parallelism`]) and the colour schedule, the contact graph is coloured once per solve
 /// ([`colour_contacts`]); a sweep visits the colours in order, and the contacts of one colour,
 /// which do not read each other's reactions, are solved in parallel from the same `r` and then
 /// written back. That is exactly a sequential sweep in colour order.
@@ -544,6 +550,21 @@ pub struct NsgsSolver {
     terms: Vec<f64>,
     /// The buffers of the sweeps (orders, colours, Anderson acceleration).
     workspace: Workspace,
+    /// The thread pool of [`Parallelism::Rayon`].
+    threads: SolverThreads,
+}
+
+/// The schedule a solve takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// [`NsgsSchedule::Halves`] on a renumbered copy.
+    Halves,
+    /// [`NsgsSchedule::Colours`] on a copy renumbered colour by colour.
+    Renumbered,
+    /// [`NsgsSchedule::Colours`] in place.
+    Colours,
+    /// Natural (or shuffled) order on the calling thread.
+    Natural,
 }
 
 /// The parallel layout of a renumbered problem.
@@ -559,7 +580,8 @@ impl NsgsSolver {
     ///
     /// # Errors
     /// [`NumericsError::InvalidOption`] for a non-positive or non-finite tolerance, a zero
-    /// iteration cap (global or local), a relaxation outside `(0, 2)` or a zero evaluation frequency.
+    /// iteration cap (global or local), a relaxation outside `(0, 2)`, a zero evaluation
+    /// frequency or [`Parallelism::Rayon`] with 0 threads.
     pub fn new(options: NsgsOptions) -> Result<Self, NumericsError> {
         options.validate()?;
         Ok(Self {
@@ -568,6 +590,7 @@ impl NsgsSolver {
             isotropic: Vec::new(),
             terms: Vec::new(),
             workspace: Workspace::default(),
+            threads: SolverThreads::default(),
         })
     }
 
@@ -580,7 +603,8 @@ impl NsgsSolver {
     ///
     /// # Errors
     /// [`NumericsError::DimensionMismatch`] when `r` or `u` is not of length `3·nc`,
-    /// [`NumericsError::NonFinite`] for a non-finite warm start.
+    /// [`NumericsError::NonFinite`] for a non-finite warm start, [`NumericsError::ThreadPool`]
+    /// when the pool of [`Parallelism::Rayon`] cannot be built.
     pub fn solve(
         &mut self,
         problem: &Fc3dProblem,
@@ -593,27 +617,28 @@ impl NsgsSolver {
         let large = nc >= RENUMBER_MIN_CONTACTS;
         let sizes_match = r.len() == problem.size() && u.len() == problem.size();
         let o = &self.options;
-        if o.parallel && !o.shuffle && o.schedule == NsgsSchedule::Halves {
-            return match problem.w() {
-                NumericsMatrix::SparseBlock(m)
-                    if nc >= HALVES_MIN_CONTACTS && sizes_match && blocks_match_contacts(m, nc, 3) =>
-                {
-                    self.solve_in_halves(problem, m, r, u)
-                }
-                _ => {
-                    // Sequential sweeps in natural order (not the colour schedule, which
-                    // `parallel` selects in `solve_impl`).
-                    self.options.parallel = false;
-                    let report = self.solve_impl(problem, r, u, None);
-                    self.options.parallel = true;
-                    report
-                }
-            };
-        }
-        if o.parallel && !o.shuffle && large && sizes_match {
-            return self.solve_renumbered(problem, r, u);
-        }
-        self.solve_impl(problem, r, u, None)
+        let path = match (o.parallelism.is_parallel() && !o.shuffle, o.schedule, problem.w()) {
+            (true, NsgsSchedule::Halves, NumericsMatrix::SparseBlock(m))
+                if nc >= HALVES_MIN_CONTACTS && sizes_match && blocks_match_contacts(m, nc, 3) =>
+            {
+                Path::Halves
+            }
+            // Smaller problems and other storages: sequential sweeps in natural order.
+            (true, NsgsSchedule::Halves, _) => Path::Natural,
+            (true, _, _) if large && sizes_match => Path::Renumbered,
+            _ if o.parallelism.is_parallel() => Path::Colours,
+            _ => Path::Natural,
+        };
+        let parallelism = if path == Path::Natural { Parallelism::Sequential } else { o.parallelism };
+        let mut threads = std::mem::take(&mut self.threads);
+        let report = threads.run(parallelism, |exec| match (path, problem.w()) {
+            (Path::Halves, NumericsMatrix::SparseBlock(m)) => self.solve_in_halves(problem, m, r, u, exec),
+            (Path::Renumbered, _) => self.solve_renumbered(problem, r, u, exec),
+            (Path::Colours, _) => self.solve_impl(problem, r, u, None, true, exec),
+            _ => self.solve_impl(problem, r, u, None, false, exec),
+        });
+        self.threads = threads;
+        report?
     }
 
     /// [`NsgsSchedule::Halves`]: the parts `A`, `B`, `S` (see there) of `W = m`, then the sweeps
@@ -624,6 +649,7 @@ impl NsgsSolver {
         m: &SparseBlockMatrix,
         r: &mut [f64],
         u: &mut [f64],
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
         let nc = problem.number_of_contacts();
@@ -639,7 +665,7 @@ impl NsgsSolver {
         perm.extend((half..nc).filter(|&d| !separator[d]));
         let nb = perm.len() - half;
         perm.extend((half..nc).filter(|&d| separator[d]));
-        self.solve_permuted(problem, &perm, Layout::Halves { na: half, nb }, r, u)
+        self.solve_permuted(problem, &perm, Layout::Halves { na: half, nb }, r, u, exec)
     }
 
     /// The parallel sweep on a copy of the problem whose contacts are renumbered colour by
@@ -655,6 +681,7 @@ impl NsgsSolver {
         problem: &Fc3dProblem,
         r: &mut [f64],
         u: &mut [f64],
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
         let nc = problem.number_of_contacts();
@@ -666,7 +693,7 @@ impl NsgsSolver {
             classes.push((start..start + class.len()).collect::<Vec<usize>>());
             start += class.len();
         }
-        self.solve_permuted(problem, &perm, Layout::Colours(classes), r, u)
+        self.solve_permuted(problem, &perm, Layout::Colours(classes), r, u, exec)
     }
 
     /// The sweeps on a copy of `problem` whose contact `i` is contact `perm[i]`, with the parallel
@@ -681,6 +708,7 @@ impl NsgsSolver {
         layout: Layout,
         r: &mut [f64],
         u: &mut [f64],
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         let nc = problem.number_of_contacts();
         let mut inverse = vec![0; nc];
@@ -699,7 +727,7 @@ impl NsgsSolver {
         let mut iterations = 0;
         let mut attempts = 0;
         loop {
-            let report = self.solve_impl(&permuted, &mut rp, &mut up, Some(&layout));
+            let report = self.solve_impl(&permuted, &mut rp, &mut up, Some(&layout), true, exec);
             // Restore the caller's options (the retry below tightens the tolerance).
             self.options.tolerance = tolerance;
             let report = report?;
@@ -722,14 +750,17 @@ impl NsgsSolver {
         }
     }
 
-    /// The sweeps ([`sweep::iterate`] on the assembled operator); `layout` describes a
-    /// renumbered problem (parallel mode).
+    /// The sweeps ([`sweep::iterate`] on the assembled operator) run by `exec`: in the
+    /// parallel `layout` of a renumbered problem, colour by colour (`colours`), or in natural
+    /// (or shuffled) order.
     fn solve_impl(
         &mut self,
         problem: &Fc3dProblem,
         r: &mut [f64],
         u: &mut [f64],
         layout: Option<&Layout>,
+        colours: bool,
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         let nc = problem.number_of_contacts();
         problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
@@ -758,7 +789,7 @@ impl NsgsSolver {
                 self.workspace.classes.extend(given.iter().cloned());
                 Schedule::Colours { min_parallel: o.parallel_min_colour_size }
             }
-            None if o.parallel => {
+            None if colours => {
                 self.workspace.classes.clear();
                 self.workspace.classes.extend(colour_contacts(problem.w(), nc, 3)?.classes().iter().cloned());
                 Schedule::Colours { min_parallel: o.parallel_min_colour_size }
@@ -786,7 +817,6 @@ impl NsgsSolver {
                 problem.compute_error(r, u).unwrap_or(f64::NAN)
             }
         };
-        let mut exec = Executor::new(o.parallel);
         Ok(sweep::iterate(
             &operator,
             &contacts,
@@ -796,7 +826,7 @@ impl NsgsSolver {
             r,
             &mut [],
             &mut self.workspace,
-            &mut exec,
+            exec,
             &mut full_error,
         ))
     }

@@ -354,7 +354,7 @@ fn halves_sweep<O: ContactOperator>(
         let (wa, rest) = w.split_at_mut(va);
         let wb = &mut rest[..vb - va];
         exec.join(
-            true,
+            Some(3 * s_start),
             || {
                 let part =
                     Part { own: ra, first: 0, shared: rs, shared_first: s_start, delta: &mut [], w: wa, w_base: 0 };
@@ -399,7 +399,7 @@ fn halves_extrapolate(
     let (ra, rest) = r.split_at_mut(3 * na);
     let (rb, rs) = rest.split_at_mut(3 * nb);
     let (finite_a, finite_b) = exec.join(
-        false,
+        None,
         || second_pass(step, ra, &mu[..na], &dg[..3 * na * m]),
         || second_pass(step, rb, &mu[na..s_start], &dg[3 * na * m..3 * s_start * m]),
     );
@@ -423,7 +423,7 @@ fn halves_refresh<O: ContactOperator>(op: &O, layout: Halves, exec: &mut Executo
         let (wb, ws) = rest.split_at_mut(vb - va);
         ws.fill(0.0);
         exec.join(
-            false,
+            None,
             || {
                 wa.fill(0.0);
                 op.add_reactions(0..na, 0, &r[..3 * na], wa, 0);

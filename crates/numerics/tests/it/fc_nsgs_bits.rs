@@ -13,10 +13,10 @@
 
 use std::fmt::Write as _;
 
-use nonsmooth_numerics::SolverReport;
 use nonsmooth_numerics::fc::nsgs::{NsgsErrorEvaluation, NsgsOptions, NsgsSchedule, NsgsSolver};
 use nonsmooth_numerics::fc::{FactoredFc3dProblem, FactoredNsgsSolver, Fc3dProblem};
 use nonsmooth_numerics::io::{Problem, read_problem};
+use nonsmooth_numerics::{Parallelism, SolverReport};
 
 use crate::fc_factored::lattice;
 
@@ -44,11 +44,10 @@ fn configurations(factored: bool) -> Vec<(&'static str, NsgsOptions, usize)> {
 }
 
 fn with_threads(o: NsgsOptions, threads: usize) -> NsgsOptions {
-    o.with_parallel(threads > 0)
-}
-
-fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
-    rayon::ThreadPoolBuilder::new().num_threads(threads.max(1)).build().expect("a pool").install(f)
+    match threads {
+        0 => o.with_parallelism(Parallelism::Sequential),
+        t => o.with_parallelism(Parallelism::Rayon { threads: t }),
+    }
 }
 
 /// FNV-1a over the bits of `r`.
@@ -71,7 +70,7 @@ fn assembled(out: &mut String, name: &str, p: &Fc3dProblem) {
     for (config, o, threads) in configurations(false) {
         let mut s = NsgsSolver::new(with_threads(o, threads)).expect("valid options");
         let (mut r, mut u) = (vec![0.0; p.size()], vec![0.0; p.size()]);
-        let rep = in_pool(threads, || s.solve(p, &mut r, &mut u)).expect("sizes match");
+        let rep = s.solve(p, &mut r, &mut u).expect("sizes match");
         line(out, name, "assembled", config, &rep, &r);
     }
 }
@@ -80,7 +79,7 @@ fn factored(out: &mut String, name: &str, p: &FactoredFc3dProblem) {
     for (config, o, threads) in configurations(true) {
         let mut s = FactoredNsgsSolver::new(with_threads(o, threads)).expect("valid options");
         let (mut r, mut u) = (vec![0.0; p.size()], vec![0.0; p.size()]);
-        let rep = in_pool(threads, || s.solve(p, &mut r, &mut u)).expect("sizes match");
+        let rep = s.solve(p, &mut r, &mut u).expect("sizes match");
         line(out, name, "factored", config, &rep, &r);
     }
 }
