@@ -1054,6 +1054,15 @@ mod tests {
             NsgsSolver::new(NsgsOptions::default().with_anderson_memory(3).with_anderson_period(0)),
             Err(NumericsError::InvalidOption { name: "anderson_period", .. })
         ));
+        let no_threads = NsgsOptions::default().with_parallelism(Parallelism::Rayon { threads: 0 });
+        assert!(matches!(
+            NsgsSolver::new(no_threads.clone()),
+            Err(NumericsError::InvalidOption { name: "parallelism", .. })
+        ));
+        assert!(matches!(
+            super::super::FactoredNsgsSolver::new(no_threads.with_schedule(NsgsSchedule::Halves)),
+            Err(NumericsError::InvalidOption { name: "parallelism", .. })
+        ));
     }
 
     #[test]
