@@ -131,8 +131,14 @@ impl Executor<'_> {
     }
 }
 
-/// Every this many timed steps, the slower way runs once, to follow a change of the load.
+/// Every this many timed steps at first, the slower way runs once, to follow a change of the
+/// load; the period doubles each time the slower way is confirmed slower, up to
+/// [`MAX_PROBE_PERIOD`] (a joined step whose other half waits for a core held by another
+/// process can cost several sweeps), and comes back to this when the ways swap.
 const PROBE_PERIOD: u64 = 32;
+
+/// The longest period between two runs of the slower way.
+const MAX_PROBE_PERIOD: u64 = 1024;
 
 /// Weight of a new duration in the running estimates.
 const WEIGHT: f64 = 0.25;
@@ -148,6 +154,11 @@ struct JoinTiming {
     parallel: Option<f64>,
     inline: Option<f64>,
     steps: u64,
+    /// Steps between two runs of the slower way (0: [`PROBE_PERIOD`]), the step of the next
+    /// one, and whether the step under way is one.
+    probe_period: u64,
+    next_probe: u64,
+    probing: bool,
 }
 
 impl JoinTiming {
@@ -160,13 +171,24 @@ impl JoinTiming {
     }
 
     /// The way of the next timed step: each way once first, then the faster, and the slower
-    /// every [`PROBE_PERIOD`] steps.
+    /// once per probe period.
     fn choose(&mut self) -> bool {
         self.steps += 1;
         match (self.parallel, self.inline) {
             (None, _) => true,
             (_, None) => false,
-            (Some(p), Some(i)) => (p <= i) != self.steps.is_multiple_of(PROBE_PERIOD),
+            (Some(p), Some(i)) => {
+                let faster = p <= i;
+                if self.probe_period == 0 {
+                    self.probe_period = PROBE_PERIOD;
+                    self.next_probe = self.steps + PROBE_PERIOD;
+                }
+                self.probing = self.steps >= self.next_probe;
+                if self.probing {
+                    self.next_probe = self.steps + self.probe_period;
+                }
+                faster != self.probing
+            }
         }
     }
 
@@ -177,6 +199,15 @@ impl JoinTiming {
             Some(old) => old + WEIGHT * (seconds.min(CLIP * old) - old),
             None => seconds,
         });
+        if std::mem::take(&mut self.probing) {
+            // The probed way is still the slower one: probe less often; else from the start.
+            self.probe_period = if self.parallel_is_faster() != parallel {
+                (2 * self.probe_period).min(MAX_PROBE_PERIOD)
+            } else {
+                PROBE_PERIOD
+            };
+            self.next_probe = self.steps + self.probe_period;
+        }
     }
 }
 
@@ -200,8 +231,17 @@ mod tests {
         t.record(true, 5.0);
         assert!(!t.choose());
         t.record(false, 1.0);
-        let ways: Vec<bool> = (0..2 * PROBE_PERIOD).map(|_| t.choose()).collect();
-        assert_eq!(ways.iter().filter(|&&p| p).count(), 2, "the slower way once per period");
+        // The slower way once after `PROBE_PERIOD` steps, then after twice as many.
+        let mut probes = Vec::new();
+        for step in 0..4 * PROBE_PERIOD {
+            let parallel = t.choose();
+            if parallel {
+                probes.push(step);
+            }
+            t.record(parallel, if parallel { 5.0 } else { 1.0 });
+        }
+        assert_eq!(probes.len(), 2, "{probes:?}");
+        assert_eq!(probes[1] - probes[0], 2 * PROBE_PERIOD);
         // The parallel way becomes faster: a few probes bring its estimate down.
         for _ in 0..20 {
             t.record(true, 0.1);
