@@ -36,11 +36,13 @@ use nonsmooth_benches::{
 use serde_json::{Value, json};
 
 /// NSGS as benchmarked under the name `nsgs` (tolerance, cap) with the parallel colour-by-colour
-/// sweep switched on (`NsgsOptions::parallel`); it runs in the rayon pool it is called from.
+/// sweep switched on (`NsgsOptions::parallelism`) on the solver's pool of `threads` threads.
 /// `None` when `nsgs` is not an NSGS method.
-fn parallel_nsgs() -> Option<Fc3dMethod> {
+fn parallel_nsgs(threads: usize) -> Option<Fc3dMethod> {
     match fc3d_method("nsgs")? {
-        Fc3dMethod::Nsgs(options) => Some(Fc3dMethod::Nsgs(options.with_parallel(true))),
+        Fc3dMethod::Nsgs(options) => {
+            Some(Fc3dMethod::Nsgs(options.with_parallelism(nonsmooth::numerics::Parallelism::Rayon { threads })))
+        }
         _ => None,
     }
 }
@@ -142,13 +144,9 @@ fn bench_pair(
     id: &str,
     solver: &mut (dyn Fc3dSolver + Send),
     problem: &Fc3dProblem,
-    pool: Option<&rayon::ThreadPool>,
     quick: bool,
 ) -> Value {
-    let check = match pool {
-        Some(pool) => pool.install(|| solve_once(&mut *solver, problem)),
-        None => solve_once(&mut *solver, problem),
-    };
+    let check = solve_once(&mut *solver, problem);
     let Ok((_, seconds)) = &check else {
         println!("skipped {id}: {}", check.as_ref().err().map_or("", String::as_str));
         return report_json(&check);
@@ -161,10 +159,7 @@ fn bench_pair(
         let report = solver.solve(black_box(problem), black_box(&mut r), black_box(&mut u));
         black_box(report)
     };
-    group.bench_function(id, |b| match pool {
-        Some(pool) => b.iter(|| pool.install(&mut run)),
-        None => b.iter(&mut run),
-    });
+    group.bench_function(id, |b| b.iter(&mut run));
     report_json(&check)
 }
 
@@ -200,7 +195,7 @@ fn fc3d(c: &mut Criterion) {
         group.sampling_mode(SamplingMode::Flat);
         group.sample_size(10);
         for (k, p) in set.problems.iter().enumerate() {
-            let check = bench_pair(&mut group, &p.name, solver.as_mut(), &p.problem, None, quick);
+            let check = bench_pair(&mut group, &p.name, solver.as_mut(), &p.problem, quick);
             results[k].insert(solver_name.to_owned(), check);
         }
         group.finish();
@@ -208,21 +203,19 @@ fn fc3d(c: &mut Criterion) {
 
     let largest = largest_by_contacts(&set.problems, FC3D_PARALLEL_PROBLEMS);
     let mut parallel = Vec::new();
-    let parallel_method = parallel_nsgs();
+    let parallel_method = parallel_nsgs(1);
     let synthetic = match &parallel_method {
         Some(Fc3dMethod::Nsgs(options)) => synthetic_problems(options.parallel_min_colour_size),
         _ => Vec::new(),
     };
-    if let (Some(method), Some(sequential)) = (parallel_method.clone(), fc3d_method("nsgs")) {
-        let mut variants: Vec<(String, Fc3dMethod, Option<rayon::ThreadPool>)> =
-            vec![("sequential".to_owned(), sequential, None)];
+    if let (Some(_), Some(sequential)) = (parallel_method.clone(), fc3d_method("nsgs")) {
+        let mut variants: Vec<(String, Fc3dMethod, Option<usize>)> = vec![("sequential".to_owned(), sequential, None)];
         for threads in FC3D_PARALLEL_THREADS {
-            match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-                Ok(pool) => variants.push((format!("rayon-{threads}"), method.clone(), Some(pool))),
-                Err(e) => println!("skipped fc3d-parallel/rayon-{threads}: {e}"),
+            if let Some(method) = parallel_nsgs(threads) {
+                variants.push((format!("rayon-{threads}"), method, Some(threads)));
             }
         }
-        for (variant, method, pool) in variants {
+        for (variant, method, threads) in variants {
             let built = match &method {
                 Fc3dMethod::Nsgs(options) => {
                     method.clone().build().and_then(|s| Ok((s, synthetic_nsgs(options).build()?)))
@@ -245,19 +238,18 @@ fn fc3d(c: &mut Criterion) {
             let mut checks = serde_json::Map::new();
             for &k in &largest {
                 let p = &set.problems[k];
-                let check = bench_pair(&mut group, &p.name, solver.as_mut(), &p.problem, pool.as_ref(), quick);
+                let check = bench_pair(&mut group, &p.name, solver.as_mut(), &p.problem, quick);
                 checks.insert(p.name.clone(), check);
             }
             for p in &synthetic {
-                let check =
-                    bench_pair(&mut group, &p.name, synthetic_solver.as_mut(), &p.problem, pool.as_ref(), quick);
+                let check = bench_pair(&mut group, &p.name, synthetic_solver.as_mut(), &p.problem, quick);
                 checks.insert(p.name.clone(), check);
             }
             group.finish();
-            parallel.push(json!({"variant": variant, "threads": pool.as_ref().map(rayon::ThreadPool::current_num_threads), "results": checks}));
+            parallel.push(json!({"variant": variant, "threads": threads, "results": checks}));
         }
     } else {
-        println!("skipped fc3d-parallel: NsgsOptions::parallel is not available in this tree");
+        println!("skipped fc3d-parallel: NsgsOptions::parallelism is not available in this tree");
     }
 
     if let Some(path) = std::env::var_os(FC3D_MANIFEST_ENV) {

@@ -303,7 +303,7 @@ fn parallel_markdown(md: &mut String, p: &Parallel) {
     if !p.available {
         let _ = writeln!(
             md,
-            "Not measured: `NsgsOptions::parallel` does not exist in this tree (problems that would be timed: {}).",
+            "Not measured: `NsgsOptions::parallelism` does not exist in this tree (problems that would be timed: {}).",
             p.problems.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ")
         );
         return;
@@ -311,7 +311,7 @@ fn parallel_markdown(md: &mut String, p: &Parallel) {
     let _ = writeln!(
         md,
         "NSGS (tolerance 1e-8, cap 10 000 sweeps) on the problems with the most contacts: sequential, and with \
-         `parallel = true` inside rayon pools of 1 and 2 threads. Speed-up = sequential time / parallel time; the \
+         `parallelism = Rayon {{ threads }}` with 1 and 2 threads. Speed-up = sequential time / parallel time; the \
          parallel sweep visits the contacts colour by colour, so its sweep count differs, and the per-sweep \
          speed-up (time per sweep, sequential / parallel) isolates the parallelism.\n"
     );
@@ -983,7 +983,7 @@ mod tests {
         assert!(md.contains("| nsgs | NSGS | 0.275 (2 files) | 2 / 3 of 3 | PASS | **FAIL** |"), "{md}");
         assert!(md.contains("| prox (not available yet) | PROX |"), "{md}");
         assert!(md.contains("`x.hdf5`: HDF5 not supported"));
-        assert!(md.contains("Not measured: `NsgsOptions::parallel`") && md.contains("`b.dat`"));
+        assert!(md.contains("Not measured: `NsgsOptions::parallelism`") && md.contains("`b.dat`"));
         let table =
             md.lines().filter(|l| l.starts_with("| a.dat") || l.starts_with("| b.dat") || l.starts_with("| c.dat"));
         assert_eq!(table.count(), rows.len());

@@ -7,9 +7,10 @@
 //! 1e-4, over-relaxation 1.5, Anderson acceleration with memory 3 once per two sweeps, warm
 //! started from the previous step's reactions) in body velocities on the factored Delassus
 //! operator (the scenes' default, `SceneOptions::factored_delassus`); `--parallel` sweeps the two halves of the contacts in parallel
-//! (`NsgsSchedule::Halves`, the scenes' parallel schedule) on rayon's global pool,
-//! set here to 2 threads. Without it the global pool has 1 thread: the run is single-threaded,
-//! like Rapier's default pipeline.
+//! (`NsgsSchedule::Halves`, the scenes' parallel schedule) with
+//! `Parallelism::Rayon { threads: 2 }`: the solver's own pool of 2 threads (the rest of the
+//! step starts no thread). Without it the solver is `Parallelism::Sequential` and the run is
+//! single-threaded (no thread besides the main one), like Rapier's default pipeline.
 //!
 //! `--assembled` solves on the assembled `W` instead (`SceneOptions::factored_delassus` false).
 //!
@@ -26,10 +27,11 @@
 use std::time::{Duration, Instant};
 
 use nonsmooth::mechanics::scene::{SceneOptions, StepTotals};
+use nonsmooth::numerics::Parallelism;
 use nonsmooth::numerics::fc::Fc3dMethod;
 use nonsmooth_benches::pile::PileSpec;
 
-/// Threads of rayon's global pool for `--parallel` (the 2-core figure of the mechanics report).
+/// Threads of the NSGS solver's pool for `--parallel` (the 2-core figure of the mechanics report).
 const PARALLEL_THREADS: usize = 2;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -39,13 +41,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "{e}\nusage: mechanics-pile [--n N] [--steps S] [--measure M] [--seed K] [--parallel] [--assembled]"
             )
         })?;
-    let threads = if args.has("--parallel") { PARALLEL_THREADS } else { 1 };
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build_global()?;
-    let threads = rayon::current_num_threads();
+    let (threads, parallelism) = if args.has("--parallel") {
+        (PARALLEL_THREADS, Parallelism::Rayon { threads: PARALLEL_THREADS })
+    } else {
+        (1, Parallelism::Sequential)
+    };
     let spec = PileSpec::from_args(&args);
     spec.validate()?;
     let h = spec.h;
-    let nsgs = SceneOptions::default_nsgs().with_parallel(args.has("--parallel"));
+    let nsgs = SceneOptions::default_nsgs().with_parallelism(parallelism);
     let tolerance = nsgs.tolerance;
     let options = SceneOptions::default()
         .with_final_time(h * args.steps as f64 + 0.5 * h)

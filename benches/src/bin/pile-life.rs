@@ -1,7 +1,7 @@
 //! The whole life of our sphere pile, for the whole-life part of `docs/benchmarks/mechanics.md`:
 //! the pile of `mechanics-pile` (`PileSpec::with_n`, Moreau–Jean at `h = 1e-3`, the scenes' NSGS
 //! to 1e-4, warm started, on the factored Delassus operator) stepped from the lattice at rest,
-//! sequentially (rayon's global pool of 1 thread), with the non-convergence policy
+//! sequentially (the scenes' default `Parallelism::Sequential`: the step starts no thread), with the non-convergence policy
 //! `SceneNonConvergence::Continue`, so that a step whose FC3D stops above its tolerance is
 //! recorded and the run goes on.
 //!
@@ -79,7 +79,6 @@ fn states(frames: &[BodyFrame]) -> Vec<SphereState> {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args = parse().map_err(|e| format!("{e}\n{USAGE}"))?;
-    rayon::ThreadPoolBuilder::new().num_threads(1).build_global()?;
     let spec = PileSpec(nonsmooth::mechanics::pile::SpherePile {
         seed: args.seed,
         ..nonsmooth::mechanics::pile::SpherePile::with_spheres(args.n)
@@ -159,7 +158,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "start_step": 0,
         "steps": args.steps,
         "tolerance": tolerance,
-        "threads": rayon::current_num_threads(),
+        "threads": 1,
         "detection": sums.mean(sums.detection),
         "assembly": sums.mean(sums.assembly),
         "solve": sums.mean(sums.solve),

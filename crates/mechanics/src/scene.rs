@@ -267,9 +267,11 @@ impl SceneOptions {
     /// ([`NsgsOptions::anderson_memory`]) on pairs of sweeps ([`NsgsOptions::anderson_period`]
     /// 2: one extrapolation per two sweeps, which also halves its cost), and Siconos' default
     /// error evaluation (the light increment error after each sweep, the full error to stop).
-    /// With `parallel`, the sweeps run in two halves
-    /// ([`NsgsSchedule::Halves`](nonsmooth_numerics::fc::nsgs::NsgsSchedule::Halves)), which
-    /// keeps the top-down order within each half.
+    /// Sequential ([`NsgsOptions::parallelism`]); with
+    /// [`Parallelism::Rayon`](nonsmooth_numerics::Parallelism::Rayon), the sweeps run in two
+    /// halves ([`NsgsSchedule::Halves`](nonsmooth_numerics::fc::nsgs::NsgsSchedule::Halves)),
+    /// which keeps the top-down order within each half, on the solver's own thread pool; the
+    /// rest of a step (detection, assembly, update) runs on the calling thread.
     pub fn default_nsgs() -> NsgsOptions {
         NsgsOptions::default()
             .with_max_iterations(Self::NSGS_MAX_SWEEPS)

@@ -114,9 +114,9 @@ fn a_pile_steps_the_same_on_one_and_two_threads() -> Result<(), MechanicsError> 
     use nonsmooth_mechanics::pile::SpherePile;
     use nonsmooth_mechanics::scene::SceneOptions;
     let run = |threads: usize| -> Result<(Vec<u64>, usize, usize), MechanicsError> {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("a thread pool");
-        pool.install(|| {
-            let nsgs = SceneOptions::default_nsgs().with_parallel(true);
+        {
+            let parallelism = nonsmooth_numerics::Parallelism::Rayon { threads };
+            let nsgs = SceneOptions::default_nsgs().with_parallelism(parallelism);
             let options = SceneOptions::default()
                 .with_final_time(0.3)
                 .with_method(nonsmooth_numerics::fc::Fc3dMethod::Nsgs(nsgs));
@@ -133,7 +133,7 @@ fn a_pile_steps_the_same_on_one_and_two_threads() -> Result<(), MechanicsError> 
                 bits.extend(q.iter().chain(v.iter()).map(|x| x.to_bits()));
             }
             Ok((bits, contacts, sweeps))
-        })
+        }
     };
     let (one, contacts, sweeps) = run(1)?;
     let (two, _, sweeps_two) = run(2)?;

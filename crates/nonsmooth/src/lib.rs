@@ -52,7 +52,7 @@ pub mod numerics {
     //! as Siconos/Numerics is.
 
     #[doc(inline)]
-    pub use nonsmooth_numerics::{NumericsError, SolverReport, SolverStatus};
+    pub use nonsmooth_numerics::{NumericsError, Parallelism, SolverReport, SolverStatus};
     #[doc(no_inline)]
     pub use nonsmooth_numerics::{faer, sprs};
     #[doc(inline)]
@@ -107,7 +107,7 @@ pub mod prelude {
     pub use nonsmooth_numerics::io::{Problem, ProblemKind, read_problem};
     pub use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
     pub use nonsmooth_numerics::matrix::{NumericsMatrix, SparseBlockMatrix, Storage};
-    pub use nonsmooth_numerics::{NumericsError, SolverReport, SolverStatus};
+    pub use nonsmooth_numerics::{NumericsError, Parallelism, SolverReport, SolverStatus};
 
     pub use nonsmooth_kernel::KernelError;
     pub use nonsmooth_kernel::model::{

@@ -37,6 +37,14 @@ pub enum NumericsError {
         /// Why it is rejected.
         reason: &'static str,
     },
+    /// A solver's thread pool ([`crate::Parallelism::Rayon`]) could not be built.
+    #[error("cannot build a thread pool of {threads} threads: {reason}")]
+    ThreadPool {
+        /// The threads asked for.
+        threads: usize,
+        /// What rayon reported.
+        reason: String,
+    },
     /// The input is structurally invalid (e.g. a sparse-block matrix whose indices are inconsistent).
     #[error("invalid input in {what}: {reason}")]
     InvalidInput {

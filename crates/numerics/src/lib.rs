@@ -31,6 +31,7 @@ pub mod io;
 pub mod lcp;
 pub mod matrix;
 pub mod mlcp;
+mod parallelism;
 #[cfg(feature = "proptest-support")]
 pub mod proptest;
 pub mod relay;
@@ -38,6 +39,7 @@ pub mod roots;
 
 pub use error::NumericsError;
 pub use options::DEFAULT_MAX_DENSE_BYTES;
+pub use parallelism::Parallelism;
 pub use report::{SolverReport, SolverStatus};
 
 /// The dense linear algebra crate our dense matrices come from (`faer::Mat`, `faer::mat!`).

@@ -5,13 +5,14 @@
 use nonsmooth::mechanics::MechanicsError;
 use nonsmooth::mechanics::pile::SpherePile;
 use nonsmooth::mechanics::scene::{Scene, SceneNonConvergence, SceneOptions};
+use nonsmooth::numerics::Parallelism;
 use nonsmooth::numerics::fc::Fc3dMethod;
 
 /// Sums of the per-step phases (re-exported from the mechanics crate).
 pub use nonsmooth::mechanics::scene::StepTotals as PhaseTimes;
 
 /// The pile of `n` spheres with NSGS at tolerance 1e-4 (the two halves of the contacts swept in
-/// parallel when `parallel`, `NsgsSchedule::Halves`), up to `t_end`.
+/// parallel on the solver's 2 threads when `parallel`, `NsgsSchedule::Halves`), up to `t_end`.
 ///
 /// # Errors
 /// Mechanics errors.
@@ -25,7 +26,8 @@ pub fn build(n: usize, t_end: f64, parallel: bool) -> Result<Scene, MechanicsErr
 /// Mechanics errors.
 pub fn build_with(n: usize, t_end: f64, parallel: bool, policy: SceneNonConvergence) -> Result<Scene, MechanicsError> {
     let pile = SpherePile::with_spheres(n);
-    let nsgs = SceneOptions::default_nsgs().with_parallel(parallel);
+    let parallelism = if parallel { Parallelism::Rayon { threads: 2 } } else { Parallelism::Sequential };
+    let nsgs = SceneOptions::default_nsgs().with_parallelism(parallelism);
     let options =
         SceneOptions::default().with_final_time(t_end).with_method(Fc3dMethod::Nsgs(nsgs)).with_policy(policy);
     pile.build(options)

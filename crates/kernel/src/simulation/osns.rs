@@ -426,7 +426,7 @@ impl OneStepNsProblem {
     /// contact shares a body with about seven others. Interactions of one or two systems.
     ///
     /// # Errors
-    /// [`KernelError::Numerics`] when the options are invalid (`parallel` needs
+    /// [`KernelError::Numerics`] when the options are invalid (`Parallelism::Rayon` needs
     /// `NsgsSchedule::Halves`).
     pub fn friction_contact_3d_factored(options: NsgsOptions) -> Result<Self, KernelError> {
         Ok(Self::with_solver(

@@ -87,6 +87,11 @@ impl Anderson {
         self.disabled = false;
     }
 
+    /// The history length `m` of the solve.
+    pub(crate) fn memory(&self) -> usize {
+        self.memory
+    }
+
     /// Whether a stall switched the acceleration off in this solve.
     pub(crate) fn is_disabled(&self) -> bool {
         self.disabled
@@ -240,24 +245,26 @@ pub(crate) struct Buffers<'a> {
     pub(crate) period_sum: &'a mut [f64],
 }
 
-impl Buffers<'_> {
-    /// [`first_pass`] on the entries `entries` of the buffers (whole contacts), whose reactions
-    /// `g_k` are `g`: a part of a parallel sweep.
-    pub(crate) fn first_pass_on(
-        &mut self,
-        plan: PassPlan,
-        entries: std::ops::Range<usize>,
-        g: &[f64],
-    ) -> FirstPassSums {
-        let history = entries.start * plan.memory..entries.end * plan.memory;
-        first_pass(
-            plan,
-            g,
-            &self.f[entries.clone()],
-            &mut self.f_previous[entries.clone()],
-            &mut self.g_previous[entries],
-            &mut self.df[history.clone()],
-            &mut self.dg[history],
+impl<'a> Buffers<'a> {
+    /// The buffers of the entries before `entry` (whole contacts) and those from `entry` on,
+    /// for a history of `memory` slots per entry.
+    pub(crate) fn split_at(self, entry: usize, memory: usize) -> (Buffers<'a>, Buffers<'a>) {
+        let (f, f2) = self.f.split_at_mut(entry);
+        let (f_previous, f_previous2) = self.f_previous.split_at_mut(entry);
+        let (g_previous, g_previous2) = self.g_previous.split_at_mut(entry);
+        let (df, df2) = self.df.split_at_mut(entry * memory);
+        let (dg, dg2) = self.dg.split_at_mut(entry * memory);
+        let (period_sum, period_sum2) = self.period_sum.split_at_mut(entry);
+        (
+            Buffers { f, f_previous, g_previous, df, dg, period_sum },
+            Buffers {
+                f: f2,
+                f_previous: f_previous2,
+                g_previous: g_previous2,
+                df: df2,
+                dg: dg2,
+                period_sum: period_sum2,
+            },
         )
     }
 }

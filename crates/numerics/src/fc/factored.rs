@@ -17,18 +17,14 @@
 //! the assembled `W` (same order, same relaxation, same Anderson acceleration); in floating
 //! point they differ by round-off.
 
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
-
 use super::Fc3dProblem;
-use super::anderson::{Anderson, FirstPassSums, PassPlan, Period, SecondPassStep, first_pass, second_pass};
 use super::compute_error::contact_error_squared;
 use super::local::isotropic_inverse;
-use super::nsgs::{Local, NsgsOptions, NsgsSchedule, StoppingTest, increment_squared, relaxed_local_solution};
+use super::nsgs::{Local, NsgsOptions, NsgsSchedule};
 use super::problem::{check_finite, check_len, check_mu};
-use super::spin::SpinWorker;
+use super::sweep::{self, ContactOperator, Contacts, Halves, Reactions, Schedule, Workspace};
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, all_finite, norm2};
+use crate::parallelism::{Executor, SolverThreads};
 use crate::{NumericsError, SolverReport, SolverStatus};
 
 /// The factored NSGS sweeps in halves from this many contacts on. The assembled NSGS's lower
@@ -541,20 +537,16 @@ impl FactoredFc3dProblem {
 /// the same meaning: tolerance and sweep cap, one-contact solver (the closed form when
 /// `W_cc = diag(a, b, b)`), relaxation, error evaluation, shuffling, Anderson acceleration.
 ///
-/// Parallel mode (`parallel` with [`NsgsSchedule::Halves`], from 8192 contacts on, without
+/// Parallel mode ([`Parallelism::Rayon`](crate::Parallelism::Rayon) with [`NsgsSchedule::Halves`], from 8192 contacts on, without
 /// shuffling): the contacts are split as in `Halves` — a first part `A`, the contacts after it
 /// sharing a body with `A` (`S`), the rest `B` — and the bodies renumbered so that
-/// those of `A` and those of `B` (disjoint sets) are contiguous; a sweep updates `B` on a helper
-/// thread that spins between sweeps (inline with one thread) while `A` runs on the calling
-/// thread, then `S`. The helper thread keeps `B`'s reactions, increments and body velocities
-/// for the whole solve: at each sweep only the velocities of the bodies of `B` that `S` touches
-/// go to it and come back (all of `B`'s after the body velocities are recomputed), and `B`'s
-/// reactions come back only for a full error and at the end; the norm of the reactions of the
-/// light error is summed part after part in order (`B`'s there). The
-/// Anderson extrapolation runs by parts too (as on the assembled `W`): its first pass during the
-/// sweep (`B`'s on the helper thread, which keeps `B`'s history; the sums added `A + B + S`),
-/// its second pass on `B` there while `A` and `S` run here, and the body velocities after it
-/// (`B`'s sums there, then `S`'s). The same numbers for every thread count. `parallel` with
+/// those of `A` and those of `B` (disjoint sets) are contiguous; a sweep updates `A` and `B`
+/// at the same time (each with its reactions and its bodies' velocities), then `S`: the sweeps
+/// of the assembled NSGS's halves schedule (`fc/sweep.rs`), with the norm of the reactions of
+/// the light error summed part after part in order. The Anderson extrapolation runs by parts
+/// too, and so does the recomputation of the body velocities after it. The same numbers for
+/// every thread count, and the solver takes the faster of running the halves at the same time
+/// or one after the other (see [`NsgsOptions::parallelism`]). `Rayon` with
 /// [`NsgsSchedule::Colours`] is rejected ([`FactoredNsgsSolver::new`]): colouring needs the
 /// contact graph of the assembled matrix.
 ///
@@ -567,8 +559,10 @@ pub struct FactoredNsgsSolver {
     diag: Vec<[[f64; 3]; 3]>,
     isotropic: Vec<Option<[f64; 2]>>,
     w: Vec<f64>,
-    order: Vec<usize>,
-    anderson: Anderson,
+    /// The buffers of the sweeps (order, Anderson acceleration).
+    workspace: Workspace,
+    /// The thread pool of [`Parallelism::Rayon`](crate::Parallelism::Rayon).
+    threads: SolverThreads,
     rigid: Vec<Rigid>,
     minv: Vec<[f64; 6]>,
     /// The halves schedule's renumbered copy of the problem and its workspaces, kept from one
@@ -593,41 +587,35 @@ struct HalvesBuffers {
     in_a: Vec<bool>,
     in_b: Vec<bool>,
     separator: Vec<bool>,
-    /// The velocities (renumbered) of the bodies of `B` that contacts of `S` also touch.
-    boundary: Vec<std::ops::Range<usize>>,
 }
 
-/// What the contact updates read.
+/// The factored operator as a [`ContactOperator`] of the sweeps: the state is the body
+/// velocities `w = M⁻¹ Hᵀ r`; contact `c` reads `u_c = q_c + Σ_b H_c^b w_b` and, after its
+/// reaction changed by `Δr_c`, adds `M_b⁻¹ (H_c^b)ᵀ Δr_c` to the velocities of its bodies.
 struct Context<'a> {
     delassus: &'a FactoredDelassus,
     q: &'a [f64],
-    mu: &'a [f64],
-    diag: &'a [[[f64; 3]; 3]],
-    isotropic: &'a [Option<[f64; 2]>],
-    local: Local,
-    omega: f64,
 }
 
-impl Update for Context<'_> {
-    fn add_reactions(&self, contacts: std::ops::Range<usize>, first: usize, r: &[f64], p: &mut [f64], p_base: usize) {
-        self.delassus.add_reactions(contacts, first, r, p, p_base);
-    }
+impl ContactOperator for Context<'_> {
+    const SWEEP_SUMS_SQUARES: bool = true;
 
-    fn apply_inverses(&self, w: &mut [f64]) {
-        self.delassus.apply_inverses(w);
-    }
-
+    /// `u_c = q_c + Σ_b H_c^b w_b`, then `q_loc = u_c − W_cc r_c`.
     #[inline(always)]
-    fn update(&self, c: usize, rc: &mut [f64], delta: Option<&mut [f64]>, w: &mut [f64], w_base: usize) -> Option<f64> {
+    fn local_q(
+        &self,
+        c: usize,
+        w_cc: &[[f64; 3]; 3],
+        rc: [f64; 3],
+        _r: &Reactions<'_>,
+        w: &[f64],
+        w_base: usize,
+    ) -> Option<[f64; 3]> {
         let d = self.delassus;
         let h = &d.h[d.h_starts[c]..d.h_starts[c + 1]];
         let columns = h.len() / 3;
         let mut u = [self.q[3 * c], self.q[3 * c + 1], self.q[3 * c + 2]];
-        let [a, b] = d.contact_bodies[c];
-        let na = d.body_size(a);
-        let bodies = [(a, 0usize, na), (b, na, if b == NO_BODY { 0 } else { d.body_size(b) })];
-        let count = if b == NO_BODY { 1 } else { 2 };
-        for &(body, off, n) in &bodies[..count] {
+        for (body, off, n) in self.bodies(c) {
             let s = d.body_starts[body] - w_base;
             let wb = &w[s..s + n];
             for (i, ui) in u.iter_mut().enumerate() {
@@ -639,8 +627,16 @@ impl Update for Context<'_> {
                 *ui += acc;
             }
         }
-        let (dr, increment) = self.local_update(c, u, rc, delta)?;
-        for &(body, off, n) in &bodies[..count] {
+        Some(local_vector(u, w_cc, rc))
+    }
+
+    /// `w_b += M_b⁻¹ (H_c^b)ᵀ Δr_c` for the bodies `b` of contact `c`.
+    #[inline(always)]
+    fn apply_increment(&self, c: usize, dr: [f64; 3], w: &mut [f64], w_base: usize) {
+        let d = self.delassus;
+        let h = &d.h[d.h_starts[c]..d.h_starts[c + 1]];
+        let columns = h.len() / 3;
+        for (body, off, n) in self.bodies(c) {
             let s = d.body_starts[body] - w_base;
             let inv = &d.inverse[d.inverse_starts[body]..d.inverse_starts[body + 1]];
             if d.diagonal[body] {
@@ -661,98 +657,38 @@ impl Update for Context<'_> {
                 });
             }
         }
-        Some(increment)
+    }
+
+    fn add_reactions(&self, contacts: std::ops::Range<usize>, first: usize, r: &[f64], p: &mut [f64], p_base: usize) {
+        self.delassus.add_reactions(contacts, first, r, p, p_base);
+    }
+
+    fn apply_inverses(&self, w: &mut [f64]) {
+        self.delassus.apply_inverses(w);
     }
 }
 
 impl Context<'_> {
-    /// The part of a contact update both paths share: from `u_c = (W r + q)_c`, the local
-    /// problem `q_loc = u_c − W_cc r_c`, its relaxed solution written into `rc` (and the
-    /// increment into `delta`); returns `Δr_c` and `‖Δr_c‖²`, or `None` on a breakdown.
+    /// The bodies of contact `c`: number, column offset in `H_c`, number of velocities.
     #[inline(always)]
-    fn local_update(
-        &self,
-        c: usize,
-        u: [f64; 3],
-        rc: &mut [f64],
-        delta: Option<&mut [f64]>,
-    ) -> Option<([f64; 3], f64)> {
-        let old = [rc[0], rc[1], rc[2]];
-        let wcc = &self.diag[c];
-        let mut q_loc = u;
-        for (i, qi) in q_loc.iter_mut().enumerate() {
-            *qi -= wcc[i][0] * old[0] + wcc[i][1] * old[1] + wcc[i][2] * old[2];
-        }
-        let new = relaxed_local_solution(&self.local, self.isotropic[c], wcc, q_loc, self.mu[c], self.omega, old)?;
-        let dr = [new[0] - old[0], new[1] - old[1], new[2] - old[2]];
-        let increment = increment_squared(&new, rc);
-        if let Some(dl) = delta {
-            dl.copy_from_slice(&dr);
-        }
-        rc.copy_from_slice(&new);
-        Some((dr, increment))
+    fn bodies(&self, c: usize) -> impl Iterator<Item = (usize, usize, usize)> {
+        let d = self.delassus;
+        let [a, b] = d.contact_bodies[c];
+        let na = d.body_size(a);
+        let second = (b != NO_BODY).then(|| (b, na, d.body_size(b)));
+        std::iter::once((a, 0, na)).chain(second)
     }
 }
 
-/// One contact update of a sweep, on the reactions `rc` of the contact (increment into
-/// `delta` when given), with the body velocities `w` whose entry 0 is global velocity `w_base`;
-/// returns `‖Δr_c‖²`, or `None` on a breakdown.
-trait Update: Sync {
-    fn update(&self, c: usize, rc: &mut [f64], delta: Option<&mut [f64]>, w: &mut [f64], w_base: usize) -> Option<f64>;
-
-    /// `p += (H_c)ᵀ r_c` for the contacts `contacts` in order (contact `c`'s reaction at
-    /// `r[3(c − first)..]`; `p` holds the global velocities from `p_base` on).
-    fn add_reactions(&self, contacts: std::ops::Range<usize>, first: usize, r: &[f64], p: &mut [f64], p_base: usize);
-
-    /// `w ← M⁻¹ w` on the global velocities.
-    fn apply_inverses(&self, w: &mut [f64]);
-
-    /// The body velocities `w = M⁻¹ Hᵀ r` ([`FactoredDelassus::body_velocities`]).
-    fn body_velocities(&self, r: &[f64], w: &mut [f64]) {
-        w.fill(0.0);
-        self.add_reactions(0..r.len() / 3, 0, r, w, 0);
-        self.apply_inverses(w);
+/// The local vector `q_loc = u_c − W_cc r_c` of a contact from its velocity
+/// `u_c = (W r + q)_c`, its diagonal block and its reaction.
+#[inline(always)]
+fn local_vector(u: [f64; 3], wcc: &[[f64; 3]; 3], old: [f64; 3]) -> [f64; 3] {
+    let mut q_loc = u;
+    for (i, qi) in q_loc.iter_mut().enumerate() {
+        *qi -= wcc[i][0] * old[0] + wcc[i][1] * old[1] + wcc[i][2] * old[2];
     }
-
-    /// Updates the contacts `order` (indices into the part: contact `first + i` has reaction
-    /// `r[3i..3i + 3]`); the body velocities `w` start at global velocity `w_base`.
-    fn sweep(
-        &self,
-        order: impl IntoIterator<Item = usize>,
-        first: usize,
-        r: &mut [f64],
-        delta: &mut [f64],
-        w: &mut [f64],
-        w_base: usize,
-    ) -> Option<Swept> {
-        let mut swept = Swept { increment: 0.0, squares: -0.0 };
-        for c in order {
-            let l = 3 * (c - first);
-            let rc = &mut r[l..l + 3];
-            swept.increment += self.update(c, rc, delta.get_mut(l..l + 3), w, w_base)?;
-            // In the shadow of the next update's loads: no pass over `r` for its norm.
-            for x in rc.iter() {
-                swept.squares += x * x;
-            }
-        }
-        Some(swept)
-    }
-}
-
-/// What a sweep sums over its contacts, in the order it visits them: `Σ ‖Δr_c‖²` (the light
-/// error's increment) and `Σ_c ‖r_c‖²` of the new reactions (from `−0`, entry after entry, as
-/// [`norm2`] sums: the same number on a sweep in the natural order).
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Swept {
-    increment: f64,
-    squares: f64,
-}
-
-impl Swept {
-    /// The sums of two parts, `self` first.
-    fn then(self, other: Self) -> Self {
-        Self { increment: self.increment + other.increment, squares: self.squares + other.squares }
-    }
+    q_loc
 }
 
 /// Marks the absent second body of a [`Rigid`] contact.
@@ -814,10 +750,61 @@ struct RigidContext<'a> {
     contacts: &'a [Rigid],
     /// The inverse diagonal of each body.
     minv: &'a [[f64; 6]],
-    common: &'a Context<'a>,
+    q: &'a [f64],
 }
 
-impl Update for RigidContext<'_> {
+impl ContactOperator for RigidContext<'_> {
+    const SWEEP_SUMS_SQUARES: bool = true;
+
+    /// As [`Context`]'s, with fixed sizes.
+    #[inline(always)]
+    fn local_q(
+        &self,
+        c: usize,
+        w_cc: &[[f64; 3]; 3],
+        rc: [f64; 3],
+        _r: &Reactions<'_>,
+        w: &[f64],
+        w_base: usize,
+    ) -> Option<[f64; 3]> {
+        let k = &self.contacts[c];
+        let mut u = [self.q[3 * c], self.q[3 * c + 1], self.q[3 * c + 2]];
+        for (side, &b) in k.bodies.iter().enumerate() {
+            if b == NO_RIGID {
+                continue;
+            }
+            let s = 6 * b as usize - w_base;
+            let wb: &[f64; 6] = w.get(s..s + 6)?.try_into().ok()?;
+            for (i, ui) in u.iter_mut().enumerate() {
+                let row = &k.h[i][6 * side..6 * side + 6];
+                let mut acc = 0.0;
+                for j in 0..6 {
+                    acc += row[j] * wb[j];
+                }
+                *ui += acc;
+            }
+        }
+        Some(local_vector(u, w_cc, rc))
+    }
+
+    /// As [`Context`]'s, with fixed sizes.
+    #[inline(always)]
+    fn apply_increment(&self, c: usize, dr: [f64; 3], w: &mut [f64], w_base: usize) {
+        let k = &self.contacts[c];
+        for (side, &b) in k.bodies.iter().enumerate() {
+            if b == NO_RIGID {
+                continue;
+            }
+            let s = 6 * b as usize - w_base;
+            let m = &self.minv[b as usize];
+            let Some(wb) = w.get_mut(s..s + 6) else { continue };
+            for j in 0..6 {
+                let col = 6 * side + j;
+                wb[j] += m[j] * (k.h[0][col] * dr[0] + k.h[1][col] * dr[1] + k.h[2][col] * dr[2]);
+            }
+        }
+    }
+
     /// As [`FactoredDelassus::add_reactions`] (the same sums) with fixed sizes.
     fn add_reactions(&self, contacts: std::ops::Range<usize>, first: usize, r: &[f64], p: &mut [f64], p_base: usize) {
         for c in contacts {
@@ -844,66 +831,17 @@ impl Update for RigidContext<'_> {
             }
         }
     }
-
-    #[inline(always)]
-    fn update(&self, c: usize, rc: &mut [f64], delta: Option<&mut [f64]>, w: &mut [f64], w_base: usize) -> Option<f64> {
-        let k = &self.contacts[c];
-        let ctx = self.common;
-        let mut u = [ctx.q[3 * c], ctx.q[3 * c + 1], ctx.q[3 * c + 2]];
-        let mut starts = [usize::MAX; 2];
-        for (side, &b) in k.bodies.iter().enumerate() {
-            if b == NO_RIGID {
-                continue;
-            }
-            let s = 6 * b as usize - w_base;
-            starts[side] = s;
-            let wb: &[f64; 6] = w.get(s..s + 6)?.try_into().ok()?;
-            for (i, ui) in u.iter_mut().enumerate() {
-                let row = &k.h[i][6 * side..6 * side + 6];
-                let mut acc = 0.0;
-                for j in 0..6 {
-                    acc += row[j] * wb[j];
-                }
-                *ui += acc;
-            }
-        }
-        let (dr, increment) = ctx.local_update(c, u, rc, delta)?;
-        for (side, &b) in k.bodies.iter().enumerate() {
-            if b == NO_RIGID {
-                continue;
-            }
-            let s = starts[side];
-            let m = &self.minv[b as usize];
-            let wb: &mut [f64; 6] = w.get_mut(s..s + 6)?.try_into().ok()?;
-            for j in 0..6 {
-                let col = 6 * side + j;
-                wb[j] += m[j] * (k.h[0][col] * dr[0] + k.h[1][col] * dr[1] + k.h[2][col] * dr[2]);
-            }
-        }
-        Some(increment)
-    }
-}
-
-/// The parts of a problem renumbered for [`NsgsSchedule::Halves`]: contacts `0..na` (`A`),
-/// `na..na + nb` (`B`), the rest (`S`); the bodies of `A` are the velocities `0..va`, those of
-/// `B` the velocities `va..vb`.
-#[derive(Clone, Copy, Debug)]
-struct Halves {
-    na: usize,
-    nb: usize,
-    va: usize,
-    vb: usize,
 }
 
 impl FactoredNsgsSolver {
     /// Builds a solver.
     ///
     /// # Errors
-    /// As [`super::nsgs::NsgsSolver::new`], and [`NumericsError::InvalidOption`] for `parallel`
-    /// with [`NsgsSchedule::Colours`].
+    /// As [`super::nsgs::NsgsSolver::new`], and [`NumericsError::InvalidOption`] for
+    /// [`Parallelism::Rayon`](crate::Parallelism::Rayon) with [`NsgsSchedule::Colours`].
     pub fn new(options: NsgsOptions) -> Result<Self, NumericsError> {
         options.validate()?;
-        if options.parallel && options.schedule == NsgsSchedule::Colours {
+        if options.parallelism.is_parallel() && options.schedule == NsgsSchedule::Colours {
             return Err(NumericsError::InvalidOption {
                 name: "schedule",
                 reason: "the factored NSGS runs in parallel with NsgsSchedule::Halves only",
@@ -914,8 +852,8 @@ impl FactoredNsgsSolver {
             diag: Vec::new(),
             isotropic: Vec::new(),
             w: Vec::new(),
-            order: Vec::new(),
-            anderson: Anderson::default(),
+            workspace: Workspace::default(),
+            threads: SolverThreads::default(),
             rigid: Vec::new(),
             minv: Vec::new(),
             halves: HalvesBuffers::default(),
@@ -953,10 +891,13 @@ impl FactoredNsgsSolver {
         }
         let nc = problem.number_of_contacts();
         let o = &self.options;
-        if o.parallel && !o.shuffle && nc >= FACTORED_HALVES_MIN_CONTACTS {
-            return self.solve_in_halves(problem, r, u);
+        if o.parallelism.is_parallel() && !o.shuffle && nc >= FACTORED_HALVES_MIN_CONTACTS {
+            let mut threads = std::mem::take(&mut self.threads);
+            let report = threads.run(o.parallelism, |exec| self.solve_in_halves(problem, r, u, exec));
+            self.threads = threads;
+            return report?;
         }
-        let report = self.run(problem, r, self.options.tolerance, None)?;
+        let report = self.run(problem, r, self.options.tolerance, None, &mut Executor::sequential())?;
         let residual = problem.error_with(r, u, &mut self.w);
         Ok(SolverReport::new(report.status, report.iterations, residual))
     }
@@ -970,14 +911,14 @@ impl FactoredNsgsSolver {
         problem: &FactoredFc3dProblem,
         r: &mut [f64],
         u: &mut [f64],
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         let d = &problem.delassus;
         let nc = problem.number_of_contacts();
         let nbodies = d.number_of_bodies();
         // The buffers of the last solve, given back below.
         let mut buffers = std::mem::take(&mut self.halves);
-        let HalvesBuffers { delassus, q, mu, r: rp, contacts, bodies, new_index, in_a, in_b, separator, boundary } =
-            &mut buffers;
+        let HalvesBuffers { delassus, q, mu, r: rp, contacts, bodies, new_index, in_a, in_b, separator } = &mut buffers;
         // The bodies of the contacts before `half` (`in_a`), and the separator of that split.
         let split = |half: usize, in_a: &mut Vec<bool>, separator: &mut Vec<bool>| {
             in_a.clear();
@@ -1014,19 +955,6 @@ impl FactoredNsgsSolver {
         let vb: usize = bodies.iter().map(|&b| d.body_size(b)).sum();
         bodies.extend((0..nbodies).filter(|&b| !in_a[b] && !in_b[b]));
         d.permute_into(contacts, bodies, new_index, delassus);
-        // The bodies of `B` whose velocities the sweep of `S` reads and writes (exchanged with
-        // the helper thread at each sweep; the rest of `B`'s stay there).
-        boundary.clear();
-        for c in half + nb..nc {
-            for (b, _) in delassus.bodies_of(c) {
-                let start = delassus.body_starts[b];
-                if (va..vb).contains(&start) {
-                    boundary.push(start..start + delassus.body_size(b));
-                }
-            }
-        }
-        boundary.sort_unstable_by_key(|v| v.start);
-        boundary.dedup();
         q.clear();
         q.extend(contacts.iter().flat_map(|&c| problem.q[3 * c..3 * c + 3].iter().copied()));
         mu.clear();
@@ -1036,7 +964,7 @@ impl FactoredNsgsSolver {
         let layout = Halves { na: half, nb, va, vb };
         rp.clear();
         rp.extend(contacts.iter().flat_map(|&c| r[3 * c..3 * c + 3].iter().copied()));
-        let report = self.halves_attempts(problem, &permuted, rp, contacts, (layout, &boundary[..]), r, u);
+        let report = self.halves_attempts(problem, &permuted, rp, contacts, layout, r, u, exec);
         (buffers.delassus, buffers.q, buffers.mu) = permuted.into_parts();
         self.halves = buffers;
         report
@@ -1052,15 +980,16 @@ impl FactoredNsgsSolver {
         permuted: &FactoredFc3dProblem,
         rp: &mut [f64],
         contacts: &[usize],
-        layout: (Halves, &[std::ops::Range<usize>]),
+        layout: Halves,
         r: &mut [f64],
         u: &mut [f64],
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         let tolerance = self.options.tolerance;
         let mut iterations = 0;
         let mut attempts = 0;
         loop {
-            let report = self.run(permuted, rp, tolerance * 0.5f64.powi(attempts), Some(layout))?;
+            let report = self.run(permuted, rp, tolerance * 0.5f64.powi(attempts), Some(layout), exec)?;
             iterations += report.iterations;
             for (i, &c) in contacts.iter().enumerate() {
                 r[3 * c..3 * c + 3].copy_from_slice(&rp[3 * i..3 * i + 3]);
@@ -1087,7 +1016,8 @@ impl FactoredNsgsSolver {
         problem: &FactoredFc3dProblem,
         r: &mut [f64],
         tolerance: f64,
-        halves: Option<(Halves, &[std::ops::Range<usize>])>,
+        halves: Option<Halves>,
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         let d = &problem.delassus;
         let nc = problem.number_of_contacts();
@@ -1112,432 +1042,52 @@ impl FactoredNsgsSolver {
         self.isotropic.clear();
         self.isotropic.extend(self.diag.iter().map(isotropic_inverse));
         let o = &self.options;
-        let context = Context {
-            delassus: d,
-            q: &problem.q,
-            mu: &problem.mu,
+        let contacts = Contacts {
             diag: &self.diag,
             isotropic: &self.isotropic,
+            mu: &problem.mu,
             local: Local::from_options(o),
             omega: o.relaxation,
         };
-        let state = State { w: &mut self.w, order: &mut self.order, anderson: &mut self.anderson };
-        if rigid {
-            let fast = RigidContext { contacts: &self.rigid, minv: &self.minv, common: &context };
-            Ok(iterate(&fast, problem, o, tolerance, halves, r, state))
-        } else {
-            Ok(iterate(&context, problem, o, tolerance, halves, r, state))
-        }
-    }
-}
-
-/// The solver's buffers a solve works on.
-struct State<'a> {
-    w: &'a mut Vec<f64>,
-    order: &'a mut Vec<usize>,
-    anderson: &'a mut Anderson,
-}
-
-/// The NSGS loop of [`FactoredNsgsSolver::run`] with the contact update `update` (which also
-/// gives the body velocities `w = M⁻¹ Hᵀ r`). With `halves` and at least two threads in
-/// rayon's pool, part `B` of each sweep runs on a helper thread that spins between sweeps
-/// ([`SpinWorker`]; inline with one thread: the same numbers).
-#[allow(clippy::too_many_arguments)]
-fn iterate<U: Update>(
-    update: &U,
-    problem: &FactoredFc3dProblem,
-    o: &NsgsOptions,
-    tolerance: f64,
-    halves: Option<(Halves, &[std::ops::Range<usize>])>,
-    r: &mut [f64],
-    state: State<'_>,
-) -> SolverReport {
-    let threaded = halves.is_some() && rayon::current_num_threads() >= 2;
-    let part_b = match halves {
-        Some((layout, _)) if o.anderson_memory > 0 => PartB::with_history(3 * layout.nb, o.anderson_memory),
-        _ => PartB::default(),
-    };
-    let worker = SpinWorker::new(part_b, threaded);
-    let run = |worker: &SpinWorker<PartB>| {
-        let halves = halves.map(|(layout, boundary)| Part { layout, boundary, worker });
-        let mut held = Held::default();
-        let State { w, order, anderson } = state;
-        let nc = problem.number_of_contacts();
+        let schedule = match halves {
+            Some(layout) => Schedule::Halves(layout),
+            None => Schedule::Natural,
+        };
+        self.w.resize(d.velocity_size(), 0.0);
         let mut scratch = vec![0.0; 3 * nc];
-        w.resize(problem.delassus.velocity_size(), 0.0);
-        update.body_velocities(r, w);
-        order.clear();
-        order.extend(0..nc);
-        let mut rng = StdRng::seed_from_u64(o.shuffle_seed);
-        let max_it = o.max_iterations;
-        let mut stopping = StoppingTest::new(o, tolerance);
-        let mut accelerate = o.anderson_memory > 0;
-        if accelerate {
-            anderson.reset(o.anderson_memory, r.len());
-        }
         let mut error_w = Vec::new();
-        let mut sums = FirstPassSums::default();
-        for it in 1..=max_it {
-            let period = Period::of_sweep(it, o.anderson_period);
-            // The halves schedule forms the first pass of an extrapolation part by part during
-            // the sweep (`B`'s on the helper thread).
-            let plan = if accelerate && period.ends() { anderson.plan() } else { None };
-            let swept = match halves {
-                Some(part) => {
-                    let history = accelerate.then_some((&mut *anderson, period, plan));
-                    halves_sweep(update, part, &mut held, r, history, &mut sums, w)
-                }
-                None => {
-                    if o.shuffle {
-                        order.shuffle(&mut rng);
-                    }
-                    let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
-                    update.sweep(order.iter().copied(), 0, r, delta, w, 0)
-                }
-            };
-            let Some(Swept { increment, squares }) = swept else {
-                if let Some(part) = halves {
-                    part.fetch_reactions(&held, r);
-                }
-                let residual = problem.error_with(r, &mut scratch, &mut error_w);
-                return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
-            };
-            if accelerate && halves.is_none() {
-                anderson.sum_period_increments(period);
-            }
-            let stop = match halves {
-                // `B`'s reactions are fetched from the helper thread only for a full error.
-                Some(part) => stopping.check(it, increment, &mut || squares.sqrt(), &mut || {
-                    part.fetch_reactions(&held, r);
-                    problem.error_with(r, &mut scratch, &mut error_w)
-                }),
-                None => stopping.check(it, increment, &mut || squares.sqrt(), &mut || {
-                    problem.error_with(r, &mut scratch, &mut error_w)
-                }),
-            };
-            if let Some(report) = stop {
-                return report;
-            }
-            if accelerate && period.ends() && it < max_it {
-                // The extrapolation moved every reaction: the body velocities follow from r.
-                let moved = match (halves, plan) {
-                    (Some(part), Some(plan)) => halves_extrapolate(update, part, r, &problem.mu, anderson, plan, &sums)
-                        .and_then(|()| halves_velocities(update, part, &mut held, r, w)),
-                    _ => {
-                        anderson.extrapolate(r, &problem.mu);
-                        update.body_velocities(r, w);
-                        Some(())
-                    }
-                };
-                accelerate = !anderson.is_disabled();
-                if moved.is_none() {
-                    if let Some(part) = halves {
-                        part.fetch_reactions(&held, r);
-                    }
-                    let residual = problem.error_with(r, &mut scratch, &mut error_w);
-                    return SolverReport::new(SolverStatus::NumericalBreakdown, it, residual);
-                }
-            }
-        }
-        SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
-    };
-    match halves {
-        Some((layout, _)) if threaded => std::thread::scope(|scope| {
-            let _stop = worker.stop_on_drop();
-            let serving = &worker;
-            scope.spawn(move || serving.serve(|job| job.run(update, layout, &problem.mu)));
-            run(&worker)
-        }),
-        _ => run(&worker),
+        let mut full_error = |r: &[f64]| problem.error_with(r, &mut scratch, &mut error_w);
+        let context = Context { delassus: d, q: &problem.q };
+        let report = if rigid {
+            let fast = RigidContext { contacts: &self.rigid, minv: &self.minv, q: &problem.q };
+            sweep::iterate(
+                &fast,
+                &contacts,
+                o,
+                tolerance,
+                schedule,
+                r,
+                &mut self.w,
+                &mut self.workspace,
+                exec,
+                &mut full_error,
+            )
+        } else {
+            sweep::iterate(
+                &context,
+                &contacts,
+                o,
+                tolerance,
+                schedule,
+                r,
+                &mut self.w,
+                &mut self.workspace,
+                exec,
+                &mut full_error,
+            )
+        };
+        Ok(report)
     }
-}
-
-/// Part `B` of the halves schedule: its layout, the velocities of its bodies that `S` touches
-/// ([`HalvesBuffers::boundary`]) and the helper thread that holds its reactions and velocities
-/// during a solve.
-#[derive(Clone, Copy)]
-struct Part<'a> {
-    layout: Halves,
-    boundary: &'a [std::ops::Range<usize>],
-    worker: &'a SpinWorker<PartB>,
-}
-
-/// What the helper thread holds of part `B` during a solve: its reactions once handed over
-/// (the caller's copy is then stale until fetched back), and whether its body velocities are
-/// current (else the next sweep hands all of them over, not only the boundary's).
-#[derive(Debug, Default)]
-struct Held {
-    reactions: bool,
-    velocities: bool,
-}
-
-impl Held {
-    /// Hands `B`'s reactions `r_b` over to the worker's state `job`, unless it holds them.
-    fn hand_over_reactions(&mut self, job: &mut PartB, r_b: &[f64]) {
-        if !self.reactions {
-            job.r.clear();
-            job.r.extend_from_slice(r_b);
-            self.reactions = true;
-        }
-    }
-}
-
-impl Part<'_> {
-    /// Copies `B`'s reactions from the helper thread into `r` (when it holds them), for an
-    /// evaluation of the full error or the solve's result. No task is running.
-    fn fetch_reactions(&self, held: &Held, r: &mut [f64]) {
-        if held.reactions {
-            let Halves { na, nb, .. } = self.layout;
-            // A poisoned state leaves `r` as it is; the solve reports from the error.
-            let _ = self.worker.finish(|job| r[3 * na..3 * (na + nb)].copy_from_slice(&job.r));
-        }
-    }
-}
-
-/// Part `B`'s reactions, increments and body velocities, held by the helper thread for a whole
-/// solve of the halves schedule ([`Held`] says what the calling thread handed over), its share
-/// of the Anderson history, the task and its outcome.
-#[derive(Debug, Default)]
-struct PartB {
-    task: PartTask,
-    r: Vec<f64>,
-    delta: Vec<f64>,
-    w: Vec<f64>,
-    result: Option<Swept>,
-    /// `B`'s entries of the Anderson vectors `f_{k−1}`, `g_{k−1}`, `Δf`, `Δg` and of the
-    /// period's sum of increments ([`Anderson`]'s layout).
-    f_previous: Vec<f64>,
-    g_previous: Vec<f64>,
-    df: Vec<f64>,
-    dg: Vec<f64>,
-    period_sum: Vec<f64>,
-    /// `B`'s first-pass sums, and whether its extrapolation was finite.
-    sums: FirstPassSums,
-    finite: bool,
-}
-
-/// What the helper thread does on part `B`.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-enum PartTask {
-    /// A sweep of its contacts.
-    #[default]
-    Sweep,
-    /// A sweep recording its increments for Anderson: summed over the `period` and, with a
-    /// `plan` (the period's last sweep), the first pass on `B`'s history.
-    AcceleratedSweep { period: Period, plan: Option<PassPlan> },
-    /// `Σ (H_c)ᵀ r_c` over its contacts, into its bodies' velocities (from zero).
-    Reactions,
-    /// The second pass of an extrapolation on its reactions.
-    Extrapolate(SecondPassStep),
-}
-
-impl PartB {
-    /// A part of `n` unknowns with an Anderson history of `memory` slots (zeroed, as
-    /// [`Anderson::reset`]).
-    fn with_history(n: usize, memory: usize) -> Self {
-        Self {
-            f_previous: vec![0.0; n],
-            g_previous: vec![0.0; n],
-            df: vec![0.0; n * memory],
-            dg: vec![0.0; n * memory],
-            period_sum: vec![0.0; n],
-            ..Self::default()
-        }
-    }
-
-    /// Runs the task on part `B` of `layout` on the state it holds (`mu`: the problem's
-    /// coefficients).
-    fn run<U: Update>(&mut self, update: &U, layout: Halves, mu: &[f64]) {
-        let Halves { na, nb, va, .. } = layout;
-        match self.task {
-            PartTask::Sweep => {
-                self.result = update.sweep(na..na + nb, na, &mut self.r, &mut [], &mut self.w, va);
-            }
-            PartTask::AcceleratedSweep { period, plan } => {
-                self.result = update.sweep(na..na + nb, na, &mut self.r, &mut self.delta, &mut self.w, va);
-                if self.result.is_some() {
-                    period.sum_increments(&mut self.delta, &mut self.period_sum);
-                    if let Some(plan) = plan {
-                        let Self { r, delta, f_previous, g_previous, df, dg, .. } = self;
-                        self.sums = first_pass(plan, r, delta, f_previous, g_previous, df, dg);
-                    }
-                }
-            }
-            PartTask::Reactions => {
-                self.w.fill(0.0);
-                update.add_reactions(na..na + nb, na, &self.r, &mut self.w, va);
-            }
-            PartTask::Extrapolate(step) => self.finite = second_pass(step, &mut self.r, &mu[na..na + nb], &self.dg),
-        }
-    }
-}
-
-/// The body velocities `w = M⁻¹ Hᵀ r` in the halves schedule: `Σ (H_c)ᵀ r_c` over `B` on the
-/// worker (from the reactions it holds; its bodies' sums copied back) while `A` runs here, then
-/// `S`, then `M⁻¹`. Each body's sum runs over its contacts in the same order as
-/// [`Update::body_velocities`] (`A` and `B` have no body in common): the same numbers. The
-/// worker's velocities are then sums, not velocities: the next sweep hands all of `B`'s over.
-fn halves_velocities<U: Update>(update: &U, part: Part<'_>, held: &mut Held, r: &[f64], w: &mut [f64]) -> Option<()> {
-    let Halves { na, nb, va, vb } = part.layout;
-    let nc = r.len() / 3;
-    let b_range = 3 * na..3 * (na + nb);
-    part.worker
-        .start(
-            |job| {
-                job.task = PartTask::Reactions;
-                held.hand_over_reactions(job, &r[b_range.clone()]);
-                job.w.clear();
-                job.w.resize(vb - va, 0.0);
-            },
-            // Inline without a thread; `mu` is not read by this task.
-            |job| job.run(update, part.layout, &[]),
-        )
-        .ok()?;
-    held.velocities = false;
-    w[..va].fill(0.0);
-    w[vb..].fill(0.0);
-    update.add_reactions(0..na, 0, &r[..3 * na], &mut w[..va], 0);
-    part.worker.finish(|job| w[va..vb].copy_from_slice(&job.w)).ok()?;
-    update.add_reactions(na + nb..nc, 0, r, w, 0);
-    update.apply_inverses(w);
-    Some(())
-}
-
-/// One sweep of the halves schedule: `B` on the worker while `A` runs here, each with its own
-/// reactions, increments and body velocities (disjoint contacts and bodies), then `S`. The
-/// worker keeps `B`'s reactions and velocities from one sweep to the next; only the
-/// velocities of the boundary (the bodies of `B` that `S` touches) go to it before its sweep
-/// and come back after (all of `B`'s velocities when it does not hold them, see [`Held`]).
-/// With `history` (Anderson, the sweep's period and, on the period's last sweep, the plan of
-/// an extrapolation), the increments are summed over the period part by part, and with a plan
-/// `sums` receives the first-pass sums `A + B + S` (`B`'s on the worker, which keeps `B`'s
-/// history). The parts' sums ([`Swept`]) are added `A`, `B`, `S` in this order (the same
-/// numbers on any pool).
-#[allow(clippy::too_many_arguments)]
-fn halves_sweep<U: Update>(
-    update: &U,
-    part: Part<'_>,
-    held: &mut Held,
-    r: &mut [f64],
-    history: Option<(&mut Anderson, Period, Option<PassPlan>)>,
-    sums: &mut FirstPassSums,
-    w: &mut [f64],
-) -> Option<Swept> {
-    let Halves { na, nb, va, vb } = part.layout;
-    let nc = r.len() / 3;
-    let s_start = na + nb;
-    let task = match &history {
-        Some((_, period, plan)) => PartTask::AcceleratedSweep { period: *period, plan: *plan },
-        None => PartTask::Sweep,
-    };
-    let delta_len = if history.is_some() { 3 * nb } else { 0 };
-    part.worker
-        .start(
-            |job| {
-                job.task = task;
-                held.hand_over_reactions(job, &r[3 * na..3 * s_start]);
-                if held.velocities {
-                    for v in part.boundary {
-                        job.w[v.start - va..v.end - va].copy_from_slice(&w[v.clone()]);
-                    }
-                } else {
-                    job.w.clear();
-                    job.w.extend_from_slice(&w[va..vb]);
-                    held.velocities = true;
-                }
-                // Every entry is written by the sweep before it is read.
-                if job.delta.len() != delta_len {
-                    job.delta.clear();
-                    job.delta.resize(delta_len, 0.0);
-                }
-            },
-            // Inline without a thread; `mu` is not read by a sweep.
-            |job| job.run(update, part.layout, &[]),
-        )
-        .ok()?;
-    *sums = FirstPassSums::default();
-    let mut buffers = history.map(|(anderson, period, plan)| (anderson.buffers(), period, plan));
-    let a = match &mut buffers {
-        Some((buffers, period, plan)) => {
-            let a = update.sweep(0..na, 0, &mut r[..3 * na], &mut buffers.f[..3 * na], &mut w[..va], 0);
-            if a.is_some() {
-                period.sum_increments(&mut buffers.f[..3 * na], &mut buffers.period_sum[..3 * na]);
-                if let Some(plan) = plan {
-                    sums.add(&buffers.first_pass_on(*plan, 0..3 * na, &r[..3 * na]));
-                }
-            }
-            a
-        }
-        None => update.sweep(0..na, 0, &mut r[..3 * na], &mut [], &mut w[..va], 0),
-    };
-    let (b, sums_b) = finish_sweep(part, w)?;
-    let s = match &mut buffers {
-        Some((buffers, period, plan)) => {
-            let s = update.sweep(s_start..nc, 0, r, buffers.f, w, 0);
-            if s.is_some() {
-                let e = 3 * s_start;
-                period.sum_increments(&mut buffers.f[e..], &mut buffers.period_sum[e..]);
-                if let Some(plan) = plan {
-                    sums.add(&sums_b);
-                    sums.add(&buffers.first_pass_on(*plan, e..3 * nc, &r[e..]));
-                }
-            }
-            s
-        }
-        None => update.sweep(s_start..nc, 0, r, &mut [], w, 0),
-    };
-    Some(a?.then(b?).then(s?))
-}
-
-/// Waits for `B`'s sweep and copies the boundary's velocities back; its outcome and
-/// first-pass sums.
-fn finish_sweep(part: Part<'_>, w: &mut [f64]) -> Option<(Option<Swept>, FirstPassSums)> {
-    let va = part.layout.va;
-    part.worker
-        .finish(|job| {
-            for v in part.boundary {
-                w[v.clone()].copy_from_slice(&job.w[v.start - va..v.end - va]);
-            }
-            (job.result, job.sums)
-        })
-        .ok()
-}
-
-/// The Anderson extrapolation of the halves schedule after a sweep with `plan` and first-pass
-/// `sums`: the decision here, the second pass on `B` on the worker (on the reactions it holds)
-/// and on `A`, `S` here; a non-finite extrapolation anywhere puts every part back to the
-/// sweep's output and restarts the history (as [`Anderson::extrapolate`]).
-fn halves_extrapolate<U: Update>(
-    update: &U,
-    part: Part<'_>,
-    r: &mut [f64],
-    mu: &[f64],
-    anderson: &mut Anderson,
-    plan: PassPlan,
-    sums: &FirstPassSums,
-) -> Option<()> {
-    let Some(step) = anderson.decide(plan, sums) else { return Some(()) };
-    let Halves { na, nb, .. } = part.layout;
-    let (s_start, m) = (na + nb, plan.memory);
-    let worker = part.worker;
-    worker.start(|job| job.task = PartTask::Extrapolate(step), |job| job.run(update, part.layout, mu)).ok()?;
-    let dg = anderson.dg();
-    let finite_a = second_pass(step, &mut r[..3 * na], &mu[..na], &dg[..3 * na * m]);
-    let finite_s = second_pass(step, &mut r[3 * s_start..], &mu[s_start..], &dg[3 * s_start * m..]);
-    let finite_b = worker.finish(|job| job.finite).ok()?;
-    if !(finite_a && finite_b && finite_s) {
-        let g = anderson.g_previous();
-        r[..3 * na].copy_from_slice(&g[..3 * na]);
-        r[3 * s_start..].copy_from_slice(&g[3 * s_start..]);
-        worker
-            .finish(|job| {
-                let PartB { r, g_previous, .. } = job;
-                r.copy_from_slice(g_previous);
-            })
-            .ok()?;
-        anderson.reject();
-    }
-    Some(())
 }
 
 /// Runs `f` on a zeroed scratch vector of length `n`: on the stack for bodies of up to 16
@@ -1553,7 +1103,8 @@ fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [f64]) -> R) -> R {
 
 #[cfg(test)]
 mod tests {
-    use rand::Rng;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
 
     use super::*;
 

@@ -26,7 +26,7 @@ pub mod nsn_ac;
 pub(crate) mod problem;
 pub(crate) mod projection;
 pub mod prox;
-mod spin;
+mod sweep;
 
 pub use compute_error::contact_error_squared;
 pub use factored::{FactoredDelassus, FactoredFc3dProblem, FactoredNsgsSolver};

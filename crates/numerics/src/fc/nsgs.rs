@@ -7,24 +7,21 @@
 
 #![allow(non_snake_case)]
 
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-use rand::seq::SliceRandom;
 use rayon::prelude::*;
 use sprs::CsMat;
 
 use super::Fc3dProblem;
-use super::anderson::{Anderson, FirstPassSums, PassPlan, Period, SecondPassStep, first_pass, second_pass};
 use super::colouring::{blocks_match_contacts, colour_contacts};
 use super::compute_error::contact_error_squared;
 use super::local::{
     AlartCurnierOptions, OneContactProblem, OneContactProjectionOptions, QuarticOptions, isotropic_inverse,
     solve_alart_curnier_checked, solve_isotropic, solve_projection, solve_quartic, take_off_or_stick,
 };
-use super::spin::SpinWorker;
+use super::sweep::{self, ContactOperator, Contacts, Halves, Reactions, Schedule, Workspace};
 use crate::matrix::{NumericsMatrix, SparseBlockMatrix, norm2};
 use crate::options;
-use crate::{NumericsError, SolverReport, SolverStatus};
+use crate::parallelism::{Executor, SolverThreads};
+use crate::{NumericsError, Parallelism, SolverReport, SolverStatus};
 
 /// The one-contact solver NSGS runs on each contact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -65,7 +62,7 @@ pub enum NsgsErrorEvaluation {
     LightWithFullFinal,
 }
 
-/// How [`NsgsOptions::parallel`] sweeps run in parallel.
+/// How the sweeps of [`Parallelism::Rayon`] ([`NsgsOptions::parallelism`]) run in parallel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[non_exhaustive]
 pub enum NsgsSchedule {
@@ -77,13 +74,11 @@ pub enum NsgsSchedule {
     /// `A`, the contacts after it coupled with `A` (the separator `S`), and the rest `B`, which is
     /// not coupled with `A` (`A` ends at `(nc − s) / 2`, with `s` the size of the separator of
     /// the split at `nc / 2`, so that `A` and `B` are about as large). A sweep updates `A` and
-    /// `B` at the same time (`B` on a worker thread that lives for the solve and spins between
-    /// sweeps, when rayon's current pool has at least 2 threads; each part in natural order),
-    /// then `S` in natural order: a Gauss–Seidel sweep in the order `A, B, S`, the same numbers
-    /// for every thread count, with a single parallel step per sweep. With Anderson
-    /// acceleration its two passes over the vectors run on the parts as well (`B`'s on the
-    /// worker, which keeps `B`'s history; the first-pass sums are added in the order
-    /// `A, B, S`). It keeps the caller's order within
+    /// `B` at the same time (each in natural order; a `rayon::join` per sweep), then `S` in
+    /// natural order: a Gauss–Seidel sweep in the order `A, B, S`, the same numbers for every
+    /// thread count, with a single parallel step per sweep. With Anderson acceleration its two
+    /// passes over the vectors run on the parts as well (the first-pass sums are added in the
+    /// order `A, B, S`). It keeps the caller's order within
     /// each part (e.g. top-down in a pile ordered by height, where `S` is a layer at
     /// mid-height). For sparse-block `W` with 3×3 blocks, without shuffling (otherwise the
     /// colour schedule), from 4096 contacts on; smaller problems and other storages are swept
@@ -123,23 +118,29 @@ pub struct NsgsOptions {
     /// every sweep). At least 1.
     pub error_evaluation_frequency: usize,
     /// Visit the contacts in a new random order at each sweep (default: false, natural order).
-    /// With `parallel`, the order of the colours and the order inside each colour are shuffled.
+    /// With [`Parallelism::Rayon`], the order of the colours and the order inside each colour
+    /// are shuffled.
     pub shuffle: bool,
     /// Seed of the shuffling generator (`StdRng::seed_from_u64`), reset at each solve
     /// (default: 0).
     pub shuffle_seed: u64,
-    /// Colour the contact graph ([`colour_contacts`]) and sweep colour by colour, updating the
-    /// contacts of one colour in parallel with rayon (in the current rayon thread pool)
-    /// (default: false). The sweep is then a Gauss–Seidel sweep in colour order, so the result
-    /// differs from the natural-order sweep but is bit-identical for every thread count.
-    /// Without shuffling, and when the problem has at least 1024 contacts, the sweeps run on a copy of the problem whose contacts are renumbered
-    /// colour by colour (each colour a contiguous range of `W`, `q`, `r`), and the stopping test
-    /// is evaluated in parallel too; the returned `r`, `u` and residual are those of the original
-    /// problem.
-    pub parallel: bool,
-    /// How `parallel` sweeps are scheduled (default: [`NsgsSchedule::Colours`]).
+    /// Who runs the sweeps (default: [`Parallelism::Sequential`], the natural order on the
+    /// calling thread). [`Parallelism::Rayon`] selects the parallel [`NsgsOptions::schedule`]
+    /// and runs it on a thread pool that the solver owns (built at its first parallel solve
+    /// with that many threads, kept for the next ones; never rayon's global pool): colour by
+    /// colour ([`colour_contacts`]), a Gauss–Seidel sweep in colour order whose result differs
+    /// from the natural-order sweep, or in two halves ([`NsgsSchedule::Halves`]). Either way the
+    /// numbers are the same for every thread count. With the colours, without shuffling and
+    /// from 1024 contacts on, the sweeps run on a copy of the problem whose contacts are
+    /// renumbered colour by colour (each colour a contiguous range of `W`, `q`, `r`), and the
+    /// stopping test is evaluated in parallel too; the returned `r`, `u` and residual are those
+    /// of the original problem. In the halves schedule the solver times its sweeps with the two
+    /// halves run at the same time and one after the other, and takes the faster (the numbers
+    /// do not change): on a machine whose other cores are busy, the parallel sweeps can lose.
+    pub parallelism: Parallelism,
+    /// The parallel schedule of [`Parallelism::Rayon`] (default: [`NsgsSchedule::Colours`]).
     pub schedule: NsgsSchedule,
-    /// With `parallel`, colours with fewer contacts than this are updated sequentially, where
+    /// With [`Parallelism::Rayon`], colours with fewer contacts than this are updated sequentially, where
     /// rayon's scheduling would cost more than it saves; the numbers are the same either way
     /// (default: 1024). A contact update is short next to rayon's scheduling cost, so only
     /// colours of many hundreds of contacts gain. 0 and 1 mean every colour goes through rayon.
@@ -178,7 +179,7 @@ impl Default for NsgsOptions {
             error_evaluation_frequency: 1,
             shuffle: false,
             shuffle_seed: 0,
-            parallel: false,
+            parallelism: Parallelism::Sequential,
             schedule: NsgsSchedule::Colours,
             parallel_min_colour_size: 1024,
             anderson_memory: 0,
@@ -225,9 +226,9 @@ impl NsgsOptions {
         self
     }
 
-    /// Sets [`NsgsOptions::parallel`].
-    pub fn with_parallel(mut self, parallel: bool) -> Self {
-        self.parallel = parallel;
+    /// Sets [`NsgsOptions::parallelism`].
+    pub fn with_parallelism(mut self, parallelism: Parallelism) -> Self {
+        self.parallelism = parallelism;
         self
     }
 
@@ -268,7 +269,7 @@ impl NsgsOptions {
         }
         options::at_least_one("error_evaluation_frequency", self.error_evaluation_frequency)?;
         options::at_least_one("anderson_period", self.anderson_period)?;
-        Ok(())
+        self.parallelism.validate()
     }
 }
 
@@ -278,7 +279,7 @@ impl NsgsOptions {
 /// larger problems gain (figures in `docs/performance-notes.md`).
 pub(crate) const HALVES_MIN_CONTACTS: usize = 4096;
 
-/// Parallel NSGS renumbers the contacts colour by colour (see [`NsgsOptions::parallel`]) from
+/// Parallel NSGS renumbers the contacts colour by colour (see [`NsgsOptions::parallelism`]) from
 /// this many contacts on; below, the copy costs more than the locality gains.
 const RENUMBER_MIN_CONTACTS: usize = 1024;
 
@@ -409,43 +410,41 @@ impl<'a, const D: usize> ContactRows<'a, D> {
     }
 }
 
+impl ContactRows<'_, 3> {
+    /// `q_loc += Σ_{d≠c} W_cd r_d` with the reactions of a sweep's part `r` (the sums of
+    /// [`ContactRows::add_off_diagonal`], in the same order). A part smaller than the whole
+    /// problem is only swept on a sparse-block `W` (the halves schedule).
+    #[inline(always)]
+    pub(crate) fn add_off_diagonal_of(&self, c: usize, r: &Reactions<'_>, q_loc: &mut [f64; 3]) {
+        match (self.w, &self.access) {
+            (NumericsMatrix::SparseBlock(m), RowAccess::Blocks) => {
+                let (row_ptr, cols, values) = (m.row_ptr(), m.col_idx(), m.values());
+                for k in row_ptr[c]..row_ptr[c + 1] {
+                    let j = cols[k];
+                    if j == c {
+                        continue;
+                    }
+                    let b = &values[9 * k..9 * (k + 1)];
+                    let x = r.of(j);
+                    for (i, ql) in q_loc.iter_mut().enumerate() {
+                        let mut s = b[i] * x[0];
+                        s += b[i + 3] * x[1];
+                        s += b[i + 6] * x[2];
+                        *ql += s;
+                    }
+                }
+            }
+            _ => self.add_off_diagonal(c, r.own, q_loc),
+        }
+    }
+}
+
 /// The one-contact solver with its options, built once per solve.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Local {
     AlartCurnier(AlartCurnierOptions),
     Projection(OneContactProjectionOptions),
     Quartic(QuarticOptions),
-}
-
-/// What one contact update needs; shared read-only by the rayon workers.
-struct Sweep<'a> {
-    rows: &'a ContactRows<'a, 3>,
-    diag: &'a [[[f64; 3]; 3]],
-    /// [`isotropic_inverse`] of each diagonal block (used with the Alart–Curnier local solver).
-    isotropic: &'a [Option<[f64; 2]>],
-    q: &'a [f64],
-    mu: &'a [f64],
-    local: Local,
-    omega: f64,
-}
-
-impl Sweep<'_> {
-    /// The new (relaxed) reaction of contact `c` given the current reactions `r`; `None` when
-    /// the local problem cannot be built (non-finite data: the iterates diverged) or the local
-    /// solver fails.
-    fn update(&self, c: usize, r: &[f64]) -> Option<[f64; 3]> {
-        let s = 3 * c;
-        let mut q_loc = [self.q[s], self.q[s + 1], self.q[s + 2]];
-        self.rows.add_off_diagonal(c, r, &mut q_loc);
-        self.solve_local(c, q_loc, [r[s], r[s + 1], r[s + 2]])
-    }
-
-    /// The relaxed solution of contact `c`'s one-contact problem `u = W_cc r + q_loc` started
-    /// from its current reaction `old` ([`relaxed_local_solution`]).
-    #[inline(always)]
-    fn solve_local(&self, c: usize, q_loc: [f64; 3], old: [f64; 3]) -> Option<[f64; 3]> {
-        relaxed_local_solution(&self.local, self.isotropic[c], &self.diag[c], q_loc, self.mu[c], self.omega, old)
-    }
 }
 
 impl Local {
@@ -524,7 +523,7 @@ pub(crate) fn increment_squared(a: &[f64; 3], b: &[f64]) -> f64 {
 /// one-contact solver, and writes back `r_c ← ω r_c^local + (1 − ω) r_c`. The diagonal blocks
 /// `W_cc` are extracted once per solve. The incoming `r` is the warm start.
 ///
-/// With [`NsgsOptions::parallel`] the contact graph is coloured once per solve
+/// With [`Parallelism::Rayon`] ([`NsgsOptions::parallelism`]) and the colour schedule, the contact graph is coloured once per solve
 /// ([`colour_contacts`]); a sweep visits the colours in order, and the contacts of one colour,
 /// which do not read each other's reactions, are solved in parallel from the same `r` and then
 /// written back. That is exactly a sequential sweep in colour order.
@@ -547,13 +546,25 @@ pub struct NsgsSolver {
     options: NsgsOptions,
     diag: Vec<[[f64; 3]; 3]>,
     isotropic: Vec<Option<[f64; 2]>>,
-    order: Vec<usize>,
-    classes: Vec<Vec<usize>>,
-    updates: Vec<Option<[f64; 3]>>,
     /// Per-contact error terms of [`parallel_error`].
     terms: Vec<f64>,
-    /// Anderson acceleration state ([`NsgsOptions::anderson_memory`]).
-    anderson: Anderson,
+    /// The buffers of the sweeps (orders, colours, Anderson acceleration).
+    workspace: Workspace,
+    /// The thread pool of [`Parallelism::Rayon`].
+    threads: SolverThreads,
+}
+
+/// The schedule a solve takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Path {
+    /// [`NsgsSchedule::Halves`] on a renumbered copy.
+    Halves,
+    /// [`NsgsSchedule::Colours`] on a copy renumbered colour by colour.
+    Renumbered,
+    /// [`NsgsSchedule::Colours`] in place.
+    Colours,
+    /// Natural (or shuffled) order on the calling thread.
+    Natural,
 }
 
 /// The parallel layout of a renumbered problem.
@@ -564,26 +575,22 @@ enum Layout {
     Halves { na: usize, nb: usize },
 }
 
-/// Outcome of one sweep: the sum of the squared increments, or a breakdown.
-type SweepResult = Result<f64, ()>;
-
 impl NsgsSolver {
     /// Builds a solver.
     ///
     /// # Errors
     /// [`NumericsError::InvalidOption`] for a non-positive or non-finite tolerance, a zero
-    /// iteration cap (global or local), a relaxation outside `(0, 2)` or a zero evaluation frequency.
+    /// iteration cap (global or local), a relaxation outside `(0, 2)`, a zero evaluation
+    /// frequency or [`Parallelism::Rayon`] with 0 threads.
     pub fn new(options: NsgsOptions) -> Result<Self, NumericsError> {
         options.validate()?;
         Ok(Self {
             options,
             diag: Vec::new(),
             isotropic: Vec::new(),
-            order: Vec::new(),
-            classes: Vec::new(),
-            updates: Vec::new(),
             terms: Vec::new(),
-            anderson: Anderson::default(),
+            workspace: Workspace::default(),
+            threads: SolverThreads::default(),
         })
     }
 
@@ -596,7 +603,8 @@ impl NsgsSolver {
     ///
     /// # Errors
     /// [`NumericsError::DimensionMismatch`] when `r` or `u` is not of length `3·nc`,
-    /// [`NumericsError::NonFinite`] for a non-finite warm start.
+    /// [`NumericsError::NonFinite`] for a non-finite warm start, [`NumericsError::ThreadPool`]
+    /// when the pool of [`Parallelism::Rayon`] cannot be built.
     pub fn solve(
         &mut self,
         problem: &Fc3dProblem,
@@ -609,27 +617,28 @@ impl NsgsSolver {
         let large = nc >= RENUMBER_MIN_CONTACTS;
         let sizes_match = r.len() == problem.size() && u.len() == problem.size();
         let o = &self.options;
-        if o.parallel && !o.shuffle && o.schedule == NsgsSchedule::Halves {
-            return match problem.w() {
-                NumericsMatrix::SparseBlock(m)
-                    if nc >= HALVES_MIN_CONTACTS && sizes_match && blocks_match_contacts(m, nc, 3) =>
-                {
-                    self.solve_in_halves(problem, m, r, u)
-                }
-                _ => {
-                    // Sequential sweeps in natural order (not the colour schedule, which
-                    // `parallel` selects in `solve_impl`).
-                    self.options.parallel = false;
-                    let report = self.solve_impl(problem, r, u, None);
-                    self.options.parallel = true;
-                    report
-                }
-            };
-        }
-        if o.parallel && !o.shuffle && large && sizes_match {
-            return self.solve_renumbered(problem, r, u);
-        }
-        self.solve_impl(problem, r, u, None)
+        let path = match (o.parallelism.is_parallel() && !o.shuffle, o.schedule, problem.w()) {
+            (true, NsgsSchedule::Halves, NumericsMatrix::SparseBlock(m))
+                if nc >= HALVES_MIN_CONTACTS && sizes_match && blocks_match_contacts(m, nc, 3) =>
+            {
+                Path::Halves
+            }
+            // Smaller problems and other storages: sequential sweeps in natural order.
+            (true, NsgsSchedule::Halves, _) => Path::Natural,
+            (true, _, _) if large && sizes_match => Path::Renumbered,
+            _ if o.parallelism.is_parallel() => Path::Colours,
+            _ => Path::Natural,
+        };
+        let parallelism = if path == Path::Natural { Parallelism::Sequential } else { o.parallelism };
+        let mut threads = std::mem::take(&mut self.threads);
+        let report = threads.run(parallelism, |exec| match (path, problem.w()) {
+            (Path::Halves, NumericsMatrix::SparseBlock(m)) => self.solve_in_halves(problem, m, r, u, exec),
+            (Path::Renumbered, _) => self.solve_renumbered(problem, r, u, exec),
+            (Path::Colours, _) => self.solve_impl(problem, r, u, None, true, exec),
+            _ => self.solve_impl(problem, r, u, None, false, exec),
+        });
+        self.threads = threads;
+        report?
     }
 
     /// [`NsgsSchedule::Halves`]: the parts `A`, `B`, `S` (see there) of `W = m`, then the sweeps
@@ -640,6 +649,7 @@ impl NsgsSolver {
         m: &SparseBlockMatrix,
         r: &mut [f64],
         u: &mut [f64],
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
         let nc = problem.number_of_contacts();
@@ -655,7 +665,7 @@ impl NsgsSolver {
         perm.extend((half..nc).filter(|&d| !separator[d]));
         let nb = perm.len() - half;
         perm.extend((half..nc).filter(|&d| separator[d]));
-        self.solve_permuted(problem, &perm, Layout::Halves { na: half, nb }, r, u)
+        self.solve_permuted(problem, &perm, Layout::Halves { na: half, nb }, r, u, exec)
     }
 
     /// The parallel sweep on a copy of the problem whose contacts are renumbered colour by
@@ -671,6 +681,7 @@ impl NsgsSolver {
         problem: &Fc3dProblem,
         r: &mut [f64],
         u: &mut [f64],
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
         let nc = problem.number_of_contacts();
@@ -682,7 +693,7 @@ impl NsgsSolver {
             classes.push((start..start + class.len()).collect::<Vec<usize>>());
             start += class.len();
         }
-        self.solve_permuted(problem, &perm, Layout::Colours(classes), r, u)
+        self.solve_permuted(problem, &perm, Layout::Colours(classes), r, u, exec)
     }
 
     /// The sweeps on a copy of `problem` whose contact `i` is contact `perm[i]`, with the parallel
@@ -697,6 +708,7 @@ impl NsgsSolver {
         layout: Layout,
         r: &mut [f64],
         u: &mut [f64],
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         let nc = problem.number_of_contacts();
         let mut inverse = vec![0; nc];
@@ -715,7 +727,7 @@ impl NsgsSolver {
         let mut iterations = 0;
         let mut attempts = 0;
         loop {
-            let report = self.solve_impl(&permuted, &mut rp, &mut up, Some(&layout));
+            let report = self.solve_impl(&permuted, &mut rp, &mut up, Some(&layout), true, exec);
             // Restore the caller's options (the retry below tightens the tolerance).
             self.options.tolerance = tolerance;
             let report = report?;
@@ -738,20 +750,23 @@ impl NsgsSolver {
         }
     }
 
-    /// The sweeps; `layout` describes a renumbered problem (parallel mode).
+    /// The sweeps ([`sweep::iterate`] on the assembled operator) run by `exec`: in the
+    /// parallel `layout` of a renumbered problem, colour by colour (`colours`), or in natural
+    /// (or shuffled) order.
     fn solve_impl(
         &mut self,
         problem: &Fc3dProblem,
         r: &mut [f64],
         u: &mut [f64],
         layout: Option<&Layout>,
+        colours: bool,
+        exec: &mut Executor<'_>,
     ) -> Result<SolverReport, NumericsError> {
         let nc = problem.number_of_contacts();
         problem.check_solver_vectors(r, u, ["nsgs reaction r", "nsgs velocity u", "nsgs initial reaction r"])?;
         if let Some(report) = problem.trivial_solution(r, u)? {
             return Ok(report);
         }
-        let q = problem.q();
         let rows = ContactRows::<3>::new(problem.w(), nc);
         self.diag.clear();
         for c in 0..nc {
@@ -766,122 +781,82 @@ impl NsgsSolver {
             };
             return Ok(SolverReport::new(status, 0, residual));
         }
-        self.order.clear();
-        if self.options.parallel {
-            self.classes.clear();
-            match layout {
-                Some(Layout::Colours(given)) => self.classes.extend(given.iter().cloned()),
-                Some(Layout::Halves { .. }) => {}
-                None => self.classes.extend(colour_contacts(problem.w(), nc, 3)?.classes().iter().cloned()),
-            }
-            self.order.extend(0..self.classes.len());
-        } else {
-            self.order.extend(0..nc);
-        }
         let o = &self.options;
-        let local = Local::from_options(o);
+        let schedule = match layout {
+            Some(&Layout::Halves { na, nb }) => Schedule::Halves(Halves { na, nb, va: 0, vb: 0 }),
+            Some(Layout::Colours(given)) => {
+                self.workspace.classes.clear();
+                self.workspace.classes.extend(given.iter().cloned());
+                Schedule::Colours { min_parallel: o.parallel_min_colour_size }
+            }
+            None if colours => {
+                self.workspace.classes.clear();
+                self.workspace.classes.extend(colour_contacts(problem.w(), nc, 3)?.classes().iter().cloned());
+                Schedule::Colours { min_parallel: o.parallel_min_colour_size }
+            }
+            None => Schedule::Natural,
+        };
         self.isotropic.clear();
         self.isotropic.extend(self.diag.iter().map(isotropic_inverse));
-        let sweep = Sweep {
-            rows: &rows,
+        let contacts = Contacts {
             diag: &self.diag,
             isotropic: &self.isotropic,
-            q,
             mu: problem.mu(),
-            local,
+            local: Local::from_options(o),
             omega: o.relaxation,
         };
-        let mut rng = StdRng::seed_from_u64(o.shuffle_seed);
-        let tolerance = o.tolerance;
-        let max_it = o.max_iterations;
-        let mut stopping = StoppingTest::new(o, tolerance);
-        let mut accelerate = o.anderson_memory > 0;
-        if accelerate {
-            self.anderson.reset(o.anderson_memory, r.len());
-        }
-        let halves = match (layout, problem.w()) {
-            (Some(&Layout::Halves { na, nb }), NumericsMatrix::SparseBlock(m)) => Some((m, na, nb)),
-            _ => None,
-        };
-        let (order, classes, updates, terms, anderson) =
-            (&mut self.order, &mut self.classes, &mut self.updates, &mut self.terms, &mut self.anderson);
-        let mut sums = FirstPassSums::default();
-        let halves_worker = halves.map(|(m, na, nb)| {
-            HalvesWorker::new(
-                &sweep,
-                m,
-                problem.mu(),
-                r,
-                (na, nb),
-                o.anderson_memory,
-                rayon::current_num_threads() >= 2,
-            )
-        });
-        let mut iterate = |worker: Option<&HalvesWorker>| -> Result<SolverReport, NumericsError> {
-            for it in 1..=max_it {
-                let period = Period::of_sweep(it, o.anderson_period);
-                let plan = if accelerate && period.ends() { anderson.plan() } else { None };
-                let swept = if let Some(worker) = worker {
-                    worker.sweep(r, anderson, accelerate.then_some(period), plan, &mut sums)
-                } else if o.parallel {
-                    if o.shuffle {
-                        order.shuffle(&mut rng);
-                        for class in classes.iter_mut() {
-                            class.shuffle(&mut rng);
-                        }
-                    }
-                    let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
-                    coloured_sweep(&sweep, order, classes, o.parallel_min_colour_size, updates, r, delta)
-                } else {
-                    if o.shuffle {
-                        order.shuffle(&mut rng);
-                    }
-                    let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
-                    sequential_sweep(&sweep, order.iter().copied(), r, delta)
-                };
-                let Ok(increment) = swept else {
-                    let residual = problem.compute_error(r, u)?;
-                    return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, residual));
-                };
-                if accelerate && worker.is_none() {
-                    anderson.sum_period_increments(period);
-                }
-                let mut full_error = || match layout {
-                    // A renumbered copy (parallel mode) evaluates its stopping test in parallel; its
-                    // caller reports the exact error of the original problem. The sizes were checked.
-                    Some(_) if o.error_evaluation == NsgsErrorEvaluation::Full => parallel_error(problem, r, u, terms),
-                    _ => problem.compute_error(r, u).unwrap_or(f64::NAN),
-                };
-                if let Some(report) = stopping.check(it, increment, &mut || norm2(r), &mut full_error) {
-                    return Ok(report);
-                }
-                if accelerate && period.ends() && it < max_it {
-                    match (worker, plan) {
-                        (Some(worker), Some(plan)) => {
-                            if worker.extrapolate(r, problem.mu(), anderson, plan, &sums).is_err() {
-                                let residual = problem.compute_error(r, u)?;
-                                return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, it, residual));
-                            }
-                        }
-                        _ => anderson.extrapolate(r, problem.mu()),
-                    }
-                    accelerate = !anderson.is_disabled();
-                }
+        let operator = Assembled { rows: &rows, q: problem.q() };
+        let terms = &mut self.terms;
+        // A renumbered copy (parallel mode) evaluates its stopping test in parallel; its caller
+        // reports the exact error of the original problem. The sizes were checked.
+        let parallel_full = layout.is_some() && o.error_evaluation == NsgsErrorEvaluation::Full;
+        let mut full_error = |r: &[f64]| {
+            if parallel_full {
+                parallel_error(problem, r, u, terms)
+            } else {
+                problem.compute_error(r, u).unwrap_or(f64::NAN)
             }
-            Ok(SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual))
         };
-        match &halves_worker {
-            // Part B on a persistent worker (a rayon join per sweep costs more than a sweep of a
-            // few thousand contacts once the other thread has gone to sleep), or inline with one
-            // thread: the same operations either way.
-            Some(worker) if worker.worker.threaded() => std::thread::scope(|scope| {
-                let _stop = worker.worker.stop_on_drop();
-                scope.spawn(|| worker.worker.serve(|job| worker.run(job)));
-                iterate(Some(worker))
-            }),
-            Some(worker) => iterate(Some(worker)),
-            None => iterate(None),
-        }
+        Ok(sweep::iterate(
+            &operator,
+            &contacts,
+            o,
+            o.tolerance,
+            schedule,
+            r,
+            &mut [],
+            &mut self.workspace,
+            exec,
+            &mut full_error,
+        ))
+    }
+}
+
+/// The assembled `W` as a [`ContactOperator`]: the state is `r` alone, and contact `c`'s local
+/// vector is `q_c + Σ_{d≠c} W_cd r_d` from its block row (Siconos
+/// `fc3d_local_problem_compute_q`).
+struct Assembled<'a> {
+    rows: &'a ContactRows<'a, 3>,
+    q: &'a [f64],
+}
+
+impl ContactOperator for Assembled<'_> {
+    const SWEEP_SUMS_SQUARES: bool = false;
+
+    #[inline(always)]
+    fn local_q(
+        &self,
+        c: usize,
+        _w_cc: &[[f64; 3]; 3],
+        _rc: [f64; 3],
+        r: &Reactions<'_>,
+        _w: &[f64],
+        _w_base: usize,
+    ) -> Option<[f64; 3]> {
+        let s = 3 * c;
+        let mut q_loc = [self.q[s], self.q[s + 1], self.q[s + 2]];
+        self.rows.add_off_diagonal_of(c, r, &mut q_loc);
+        Some(q_loc)
     }
 }
 
@@ -971,283 +946,6 @@ impl StoppingTest {
     }
 }
 
-/// One Gauss–Seidel sweep in the given contact order; returns `Σ_c ‖r_c^new − r_c^old‖²`, and
-/// writes the increments `r_c^new − r_c^old` into `delta` unless it is empty.
-fn sequential_sweep(
-    sweep: &Sweep<'_>,
-    order: impl IntoIterator<Item = usize>,
-    r: &mut [f64],
-    delta: &mut [f64],
-) -> SweepResult {
-    let mut increment = 0.0;
-    for c in order {
-        let new = sweep.update(c, r).ok_or(())?;
-        let s = 3 * c;
-        increment += record_update(&new, &mut r[s..s + 3], delta.get_mut(s..s + 3));
-    }
-    Ok(increment)
-}
-
-/// What the part-`B` worker of [`NsgsSchedule::Halves`] does next.
-#[derive(Clone, Copy, Debug)]
-enum HalvesTask {
-    /// Sweep `B`; within an extrapolation `period`, record the increments (summed over the
-    /// period); with a plan (the period's last sweep), run the first Anderson pass on `B`.
-    Sweep { period: Option<Period>, plan: Option<PassPlan> },
-    /// The second Anderson pass on `B`.
-    Extrapolate(SecondPassStep),
-    /// Put `B` back to the sweep's output (a rejected extrapolation).
-    Restore,
-}
-
-/// Part `B`'s state during a halves solve, owned by its worker: its reactions (the
-/// authoritative values, mirrored into the solver's `r` after each sweep), its increments, a
-/// copy of the separator's reactions it reads, its share of the Anderson history, and the
-/// outcome of the last task.
-#[derive(Debug)]
-struct HalvesJob {
-    task: HalvesTask,
-    rb: Vec<f64>,
-    db: Vec<f64>,
-    shared: Vec<f64>,
-    f_previous: Vec<f64>,
-    g_previous: Vec<f64>,
-    df: Vec<f64>,
-    dg: Vec<f64>,
-    period_sum: Vec<f64>,
-    result: SweepResult,
-    sums: FirstPassSums,
-    finite: bool,
-}
-
-/// Part `B` of the halves schedule (contacts `na..na + nb`), run by a thread that lives for
-/// the solve and spins between its tasks (the solve's sweeps follow each other within
-/// microseconds, much sooner than a sleeping rayon worker wakes), or inline on the
-/// calling thread when rayon's pool has one thread: the same operations in the same order
-/// either way.
-///
-/// A sweep: the main thread copies the separator's reactions into the job and bumps `epoch`;
-/// the worker sweeps `B` (and runs the first Anderson pass on `B`) while the main thread sweeps
-/// `A` (and its first pass); the main thread waits for `done`, mirrors `B`'s reactions, sweeps
-/// `S`. With Anderson acceleration the first-pass sums are added in the order `A, B, S`, and the
-/// second pass runs on `B` in the worker and on `A` and `S` in the main thread, so the history
-/// of `B` never leaves the worker.
-struct HalvesWorker<'a> {
-    sweep: &'a Sweep<'a>,
-    w: &'a SparseBlockMatrix,
-    mu_b: &'a [f64],
-    worker: SpinWorker<HalvesJob>,
-    /// First contact of `B` and of the separator `S`.
-    na: usize,
-    s_start: usize,
-}
-
-impl<'a> HalvesWorker<'a> {
-    /// The worker of the parts `A = 0..na`, `B = na..na + nb`, `S` = the rest, with `B`'s
-    /// reactions taken from `r` and an Anderson history of `memory` slots, served by a thread
-    /// when `threaded`.
-    fn new(
-        sweep: &'a Sweep<'a>,
-        w: &'a SparseBlockMatrix,
-        mu: &'a [f64],
-        r: &[f64],
-        (na, nb): (usize, usize),
-        memory: usize,
-        threaded: bool,
-    ) -> Self {
-        let (nc, s_start) = (mu.len(), na + nb);
-        let n = 3 * nb;
-        Self {
-            sweep,
-            w,
-            mu_b: &mu[na..s_start],
-            worker: SpinWorker::new(
-                HalvesJob {
-                    task: HalvesTask::Sweep { period: None, plan: None },
-                    rb: r[3 * na..3 * s_start].to_vec(),
-                    db: vec![0.0; n],
-                    shared: vec![0.0; 3 * (nc - s_start)],
-                    f_previous: vec![0.0; n],
-                    g_previous: vec![0.0; n],
-                    df: vec![0.0; n * memory],
-                    dg: vec![0.0; n * memory],
-                    period_sum: vec![0.0; n],
-                    result: Ok(0.0),
-                    sums: FirstPassSums::default(),
-                    finite: true,
-                },
-                threaded,
-            ),
-            na,
-            s_start,
-        }
-    }
-
-    /// Runs the job's task.
-    fn run(&self, job: &mut HalvesJob) {
-        let HalvesJob { task, rb, db, shared, f_previous, g_previous, df, dg, period_sum, result, sums, finite } = job;
-        match *task {
-            HalvesTask::Sweep { period, plan } => {
-                let delta: &mut [f64] = if period.is_some() { db } else { &mut [] };
-                *result = part_sweep(self.sweep, self.w, self.na, rb, delta, shared, self.s_start);
-                if let (Some(period), Ok(_)) = (period, &result) {
-                    period.sum_increments(db, period_sum);
-                }
-                if let (Some(plan), Ok(_)) = (plan, &result) {
-                    *sums = first_pass(plan, rb, db, f_previous, g_previous, df, dg);
-                }
-            }
-            HalvesTask::Extrapolate(step) => *finite = second_pass(step, rb, self.mu_b, dg),
-            HalvesTask::Restore => rb.copy_from_slice(g_previous),
-        }
-    }
-
-    /// Hands `task` to the worker (or runs it inline); `prepare` fills the job first.
-    fn start(&self, task: HalvesTask, prepare: impl FnOnce(&mut HalvesJob)) -> Result<(), ()> {
-        self.worker.start(
-            |job| {
-                job.task = task;
-                prepare(job);
-            },
-            |job| self.run(job),
-        )
-    }
-
-    /// Waits for the task started last and reads the job.
-    fn finish<T>(&self, read: impl FnOnce(&HalvesJob) -> T) -> Result<T, ()> {
-        self.worker.finish(|job| read(job))
-    }
-
-    /// One sweep in the order `A, B, S` (see the type); within an extrapolation `period`, the
-    /// increments go to `anderson.f` (parts `A`, `S`) and the worker's (`B`), summed over the
-    /// period; with `plan` (the period's last sweep), `sums` receives the first-pass sums
-    /// `A + B + S`. Returns the sum of the squared increments.
-    fn sweep(
-        &self,
-        r: &mut [f64],
-        anderson: &mut Anderson,
-        period: Option<Period>,
-        plan: Option<PassPlan>,
-        sums: &mut FirstPassSums,
-    ) -> SweepResult {
-        let (na, s_start) = (self.na, self.s_start);
-        let nc = r.len() / 3;
-        self.start(HalvesTask::Sweep { period, plan }, |job| job.shared.copy_from_slice(&r[3 * s_start..]))?;
-        let (ra, rest) = r.split_at_mut(3 * na);
-        let rs: &[f64] = &rest[3 * (s_start - na)..];
-        let mut buffers = anderson.buffers();
-        let delta: &mut [f64] = if period.is_some() { &mut buffers.f[..3 * na] } else { &mut [] };
-        let a = part_sweep(self.sweep, self.w, 0, ra, delta, rs, s_start);
-        if let (Some(period), Ok(_)) = (period, &a) {
-            period.sum_increments(&mut buffers.f[..3 * na], &mut buffers.period_sum[..3 * na]);
-        }
-        *sums = FirstPassSums::default();
-        if let (Some(plan), Ok(_)) = (plan, &a) {
-            sums.add(&buffers.first_pass_on(plan, 0..3 * na, ra));
-        }
-        let (b, sums_b) = self.finish(|job| {
-            r[3 * na..3 * s_start].copy_from_slice(&job.rb);
-            (job.result, job.sums)
-        })?;
-        let (a, b) = (a?, b?);
-        let delta: &mut [f64] = if period.is_some() { buffers.f } else { &mut [] };
-        let s = sequential_sweep(self.sweep, s_start..nc, r, delta)?;
-        let e = 3 * s_start;
-        if let Some(period) = period {
-            period.sum_increments(&mut buffers.f[e..], &mut buffers.period_sum[e..]);
-        }
-        if let Some(plan) = plan {
-            sums.add(&sums_b);
-            sums.add(&buffers.first_pass_on(plan, e..3 * nc, &r[e..]));
-        }
-        Ok(a + b + s)
-    }
-
-    /// The Anderson extrapolation after a sweep with `plan` and first-pass `sums`: the decision
-    /// in the calling thread, the second pass on `B` in the worker and on `A`, `S` here; a
-    /// non-finite extrapolation anywhere puts every part back to the sweep's output.
-    fn extrapolate(
-        &self,
-        r: &mut [f64],
-        mu: &[f64],
-        anderson: &mut Anderson,
-        plan: PassPlan,
-        sums: &FirstPassSums,
-    ) -> Result<(), ()> {
-        let Some(step) = anderson.decide(plan, sums) else { return Ok(()) };
-        let (na, s_start) = (self.na, self.s_start);
-        let m = plan.memory;
-        self.start(HalvesTask::Extrapolate(step), |_| {})?;
-        let dg = anderson.dg();
-        let finite_a = second_pass(step, &mut r[..3 * na], &mu[..na], &dg[..3 * na * m]);
-        let finite_s = second_pass(step, &mut r[3 * s_start..], &mu[s_start..], &dg[3 * s_start * m..]);
-        let finite_b = self.finish(|job| job.finite)?;
-        if !(finite_a && finite_b && finite_s) {
-            let g = anderson.g_previous();
-            r[..3 * na].copy_from_slice(&g[..3 * na]);
-            r[3 * s_start..].copy_from_slice(&g[3 * s_start..]);
-            self.start(HalvesTask::Restore, |_| {})?;
-            self.finish(|_| ())?;
-            anderson.reject();
-        }
-        Ok(())
-    }
-}
-
-/// Sequential sweep of the contacts `start..start + own.len() / 3`, whose reactions are `own`
-/// (increments into `own_delta` unless empty); every other contact they are coupled with lies in
-/// `shared`, the reactions of the contacts from `shared_start` on.
-fn part_sweep(
-    sweep: &Sweep<'_>,
-    w: &SparseBlockMatrix,
-    start: usize,
-    own: &mut [f64],
-    own_delta: &mut [f64],
-    shared: &[f64],
-    shared_start: usize,
-) -> SweepResult {
-    let end = start + own.len() / 3;
-    let (row_ptr, cols, values) = (w.row_ptr(), w.col_idx(), w.values());
-    let mut increment = 0.0;
-    for c in start..end {
-        let s = 3 * c;
-        let mut q_loc = [sweep.q[s], sweep.q[s + 1], sweep.q[s + 2]];
-        // The sums of `ContactRows::add_off_diagonal` (sparse-block case), in the same order.
-        for k in row_ptr[c]..row_ptr[c + 1] {
-            let j = cols[k];
-            if j == c {
-                continue;
-            }
-            let x = if (start..end).contains(&j) {
-                &own[3 * (j - start)..3 * (j - start) + 3]
-            } else {
-                // The layout puts every other coupled contact in `shared`.
-                &shared[3 * (j - shared_start)..3 * (j - shared_start) + 3]
-            };
-            let b = &values[9 * k..9 * (k + 1)];
-            for (i, ql) in q_loc.iter_mut().enumerate() {
-                *ql += b[i] * x[0] + b[i + 3] * x[1] + b[i + 6] * x[2];
-            }
-        }
-        let l = 3 * (c - start);
-        let new = sweep.solve_local(c, q_loc, [own[l], own[l + 1], own[l + 2]]).ok_or(())?;
-        increment += record_update(&new, &mut own[l..l + 3], own_delta.get_mut(l..l + 3));
-    }
-    Ok(increment)
-}
-
-/// Writes `new` into `rc`, and `new − rc` into `delta` when given; returns `‖new − rc‖²`.
-fn record_update(new: &[f64; 3], rc: &mut [f64], delta: Option<&mut [f64]>) -> f64 {
-    let increment = increment_squared(new, rc);
-    if let Some(d) = delta {
-        for k in 0..3 {
-            d[k] = new[k] - rc[k];
-        }
-    }
-    rc.copy_from_slice(new);
-    increment
-}
-
 /// [`Fc3dProblem::compute_error`] with the velocity `u = W r + q` and the per-contact terms
 /// computed in parallel (rayon, one task per contact block row) and summed sequentially in
 /// contact order, so the value does not depend on the thread count. For a `W` stored with one
@@ -1318,43 +1016,6 @@ fn permute_contacts(w: &NumericsMatrix, perm: &[usize], inverse: &[usize]) -> Re
     )))
 }
 
-/// One sweep colour by colour (colours in `order`): the contacts of a colour are solved from the
-/// same `r` (in parallel when the colour has at least `min_parallel` contacts) and then written
-/// back in class order, so the increments are summed in an order that does not depend on the
-/// threads.
-fn coloured_sweep(
-    sweep: &Sweep<'_>,
-    order: &[usize],
-    classes: &[Vec<usize>],
-    min_parallel: usize,
-    updates: &mut Vec<Option<[f64; 3]>>,
-    r: &mut [f64],
-    delta: &mut [f64],
-) -> SweepResult {
-    let mut increment = 0.0;
-    for &k in order {
-        let class = &classes[k];
-        {
-            let current: &[f64] = r;
-            if class.len() >= min_parallel {
-                class.par_iter().map(|&c| sweep.update(c, current)).collect_into_vec(updates);
-            } else {
-                updates.clear();
-                updates.extend(class.iter().map(|&c| sweep.update(c, current)));
-            }
-        }
-        // Write back only when the whole colour succeeded, so `r` stays a consistent iterate.
-        if updates.iter().any(Option::is_none) {
-            return Err(());
-        }
-        for (&c, new) in class.iter().zip(updates.iter().flatten()) {
-            let s = 3 * c;
-            increment += record_update(new, &mut r[s..s + 3], delta.get_mut(s..s + 3));
-        }
-    }
-    Ok(increment)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1392,6 +1053,15 @@ mod tests {
         assert!(matches!(
             NsgsSolver::new(NsgsOptions::default().with_anderson_memory(3).with_anderson_period(0)),
             Err(NumericsError::InvalidOption { name: "anderson_period", .. })
+        ));
+        let no_threads = NsgsOptions::default().with_parallelism(Parallelism::Rayon { threads: 0 });
+        assert!(matches!(
+            NsgsSolver::new(no_threads.clone()),
+            Err(NumericsError::InvalidOption { name: "parallelism", .. })
+        ));
+        assert!(matches!(
+            super::super::FactoredNsgsSolver::new(no_threads.with_schedule(NsgsSchedule::Halves)),
+            Err(NumericsError::InvalidOption { name: "parallelism", .. })
         ));
     }
 

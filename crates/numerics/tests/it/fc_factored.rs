@@ -1,6 +1,7 @@
 //! The factored FC3D problem (`W = H M⁻¹ Hᵀ`) and NSGS in body velocities, checked against
 //! the assembled matrix and the NSGS on it.
 
+use nonsmooth_numerics::Parallelism;
 use nonsmooth_numerics::fc::nsgs::{NsgsErrorEvaluation, NsgsOptions, NsgsSchedule, NsgsSolver};
 use nonsmooth_numerics::fc::{FactoredDelassus, FactoredFc3dProblem, FactoredNsgsSolver};
 use nonsmooth_numerics::{NumericsError, SolverStatus};
@@ -18,7 +19,7 @@ fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
 /// arm, frame `(n, t1, t2)` with `n` from `b` to `a`. Free velocities: falling at `h g` with a
 /// random perturbation, so the problem needs reactions throughout. `dense` bodies store their
 /// inverse as a dense matrix with small off-diagonal terms.
-fn lattice(n: usize, mu: f64, seed: u64, dense: bool) -> FactoredFc3dProblem {
+pub(crate) fn lattice(n: usize, mu: f64, seed: u64, dense: bool) -> FactoredFc3dProblem {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut d = FactoredDelassus::new();
     let index = |i: usize, j: usize, k: usize| (k * n + j) * n + i;
@@ -172,7 +173,7 @@ fn halves_schedule_matches_the_assembled_halves() {
     let options = options_parallel();
     let (report1, r1) = solve_factored(&p, options.clone());
     let (report2, r2) = solve_assembled(&assembled, options.clone());
-    let (report3, _) = solve_factored(&p, options.with_parallel(false));
+    let (report3, _) = solve_factored(&p, options.with_parallelism(Parallelism::Sequential));
     println!(
         "halves: factored {} sweeps {:.3e}, assembled {} sweeps {:.3e}, sequential factored {} sweeps; max |Δr| {:.2e}",
         report1.iterations,
@@ -188,24 +189,21 @@ fn halves_schedule_matches_the_assembled_halves() {
     let scale = r2.iter().fold(0.0f64, |m, x| m.max(x.abs()));
     assert!(max_abs_diff(&r1, &r2) <= 1e-3 * scale);
     // Same numbers whatever the threads: a 1-thread pool gives the same reactions bit for bit.
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
-    let (report4, r4) = pool.install(|| solve_factored(&p, options_parallel()));
+    let (report4, r4) = solve_factored(&p, options_parallel().with_parallelism(Parallelism::Rayon { threads: 1 }));
     assert_eq!(report4.iterations, report1.iterations);
     assert!(r4.iter().zip(&r1).all(|(a, b)| a.to_bits() == b.to_bits()));
 }
 
 #[test]
 fn halves_schedule_without_acceleration_and_with_the_full_error_is_the_same_on_any_pool() {
-    // The helper thread keeps part `B`'s reactions and velocities between sweeps; without
-    // Anderson and with the full error every 5 sweeps (no norm of the reactions asked for),
-    // the reactions fetched back for the error and the result are those of one thread.
+    // Without Anderson and with the full error every 5 sweeps (no norm of the reactions asked
+    // for), the reactions of the error and of the result are those of one thread.
     let p = lattice(15, 0.3, 5, false);
     assert!(p.number_of_contacts() >= 8192);
     let mut options = options_parallel().with_anderson_memory(0).with_error_evaluation(NsgsErrorEvaluation::Full);
     options.error_evaluation_frequency = 5;
     let (report2, r2) = solve_factored(&p, options.clone());
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("a pool");
-    let (report1, r1) = pool.install(|| solve_factored(&p, options.clone()));
+    let (report1, r1) = solve_factored(&p, options.clone().with_parallelism(Parallelism::Rayon { threads: 1 }));
     assert_eq!(report2.status, SolverStatus::Converged);
     assert!(report2.residual <= 1e-4);
     assert_eq!(report2.iterations % 5, 0);
@@ -242,7 +240,7 @@ fn options_parallel() -> NsgsOptions {
         .with_relaxation(1.5)
         .with_anderson_memory(3)
         .with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal)
-        .with_parallel(true)
+        .with_parallelism(Parallelism::Rayon { threads: 2 })
         .with_schedule(NsgsSchedule::Halves)
 }
 
@@ -273,7 +271,7 @@ fn bad_input_is_a_typed_error() {
         Err(NumericsError::InvalidInput { .. })
     ));
     let p = FactoredFc3dProblem::new(d, vec![-1.0, 0.0, 0.0], vec![0.1]).expect("valid");
-    let colours = NsgsOptions::default().with_parallel(true);
+    let colours = NsgsOptions::default().with_parallelism(Parallelism::Rayon { threads: 2 });
     assert!(matches!(FactoredNsgsSolver::new(colours), Err(NumericsError::InvalidOption { .. })));
     let mut solver = FactoredNsgsSolver::new(NsgsOptions::default()).expect("valid");
     assert!(matches!(solver.solve(&p, &mut [0.0; 2], &mut [0.0; 3]), Err(NumericsError::DimensionMismatch { .. })));

@@ -2,6 +2,7 @@
 //! collection compared with Siconos 4.4's NSGS (`siconos44-fc3d.csv`).
 
 use crate::fc_nsn_ac::siconos_runs;
+use nonsmooth_numerics::Parallelism;
 use std::time::Instant;
 
 use nonsmooth_numerics::SolverStatus;
@@ -37,7 +38,10 @@ fn hand_made_two_contacts_all_variants_agree() {
         NsgsOptions::default().with_tolerance(1e-12).with_shuffle(true, 7),
         NsgsOptions::default().with_tolerance(1e-12).with_local_solver(NsgsLocalSolver::Quartic),
         NsgsOptions::default().with_tolerance(1e-12).with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal),
-        NsgsOptions::default().with_tolerance(1e-12).with_parallel(true).with_parallel_min_colour_size(0),
+        NsgsOptions::default()
+            .with_tolerance(1e-12)
+            .with_parallelism(Parallelism::Rayon { threads: 2 })
+            .with_parallel_min_colour_size(0),
     ];
     for opts in variants {
         let mut s = NsgsSolver::new(opts.clone()).expect("valid options");

@@ -1,8 +1,9 @@
 //! Parallel NSGS by colouring of the contact graph (`nonsmooth_numerics::fc::colouring`,
-//! `NsgsOptions::parallel`): proper colourings, results independent of the thread count and
+//! `NsgsOptions::parallelism`): proper colourings, results independent of the thread count and
 //! of the sequential-fallback threshold, equality with a sequential sweep in colour order, and
 //! convergence on the Siconos fc3d collection.
 
+use nonsmooth_numerics::Parallelism;
 use nonsmooth_numerics::SolverReport;
 use nonsmooth_numerics::fc::Fc3dProblem;
 use nonsmooth_numerics::fc::colouring::{Colouring, colour_contacts};
@@ -86,13 +87,15 @@ fn result_does_not_depend_on_threads_or_threshold() {
     let Some(problems) = collection() else { return };
     let mut checked = 0;
     for (name, p) in problems.iter().filter(|(_, p)| p.number_of_contacts() >= 50) {
-        let base = NsgsOptions::default().with_tolerance(1e-8).with_max_iterations(300).with_parallel(true);
+        let base = NsgsOptions::default()
+            .with_tolerance(1e-8)
+            .with_max_iterations(300)
+            .with_parallelism(Parallelism::Rayon { threads: 2 });
         let mut runs = Vec::new();
         for threads in [1, 2, 4] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
             for min_size in [0, 8, 64, usize::MAX] {
                 let opts = base.clone().with_parallel_min_colour_size(min_size);
-                runs.push((threads, min_size, pool.install(|| solve(p, opts))));
+                runs.push((threads, min_size, solve(p, opts.with_parallelism(Parallelism::Rayon { threads }))));
             }
         }
         let (_, _, (r0, rep0)) = &runs[0];
@@ -161,7 +164,8 @@ fn parallel_equals_sequential_sweep_in_colour_order() {
         assert!(col.number_of_colours() < nc, "{name}: no two contacts share a colour");
         let perm: Vec<usize> = col.classes().iter().flatten().copied().collect();
         let opts = NsgsOptions::default().with_tolerance(1e-10).with_max_iterations(5000);
-        let (r_par, rep_par) = solve(p, opts.clone().with_parallel(true).with_parallel_min_colour_size(0));
+        let (r_par, rep_par) =
+            solve(p, opts.clone().with_parallelism(Parallelism::Rayon { threads: 2 }).with_parallel_min_colour_size(0));
         let (r_seq, rep_seq) = solve(&permuted(p, &perm), opts);
         println!(
             "{name}: {} colours, parallel {rep_par:?}, sequential in colour order {rep_seq:?}",
@@ -184,7 +188,6 @@ fn parallel_equals_sequential_sweep_in_colour_order() {
 #[test]
 fn parallel_converges_where_sequential_does() {
     let Some(problems) = collection() else { return };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("thread pool");
     let mut checked = 0;
     for (name, p) in &problems {
         let opts = NsgsOptions::default().with_tolerance(1e-8).with_max_iterations(10_000);
@@ -193,7 +196,8 @@ fn parallel_converges_where_sequential_does() {
             continue;
         }
         let t = std::time::Instant::now();
-        let (r, par) = pool.install(|| solve(p, opts.with_parallel(true).with_parallel_min_colour_size(0)));
+        let (r, par) =
+            solve(p, opts.with_parallelism(Parallelism::Rayon { threads: 2 }).with_parallel_min_colour_size(0));
         println!(
             "{name}: sequential {} sweeps, parallel {} sweeps ({:.3} s)",
             seq.iterations,
@@ -215,7 +219,7 @@ fn shuffled_parallel_is_reproducible() {
     let p = random_chain(60, 5);
     let opts = NsgsOptions::default()
         .with_tolerance(1e-10)
-        .with_parallel(true)
+        .with_parallelism(Parallelism::Rayon { threads: 2 })
         .with_parallel_min_colour_size(0)
         .with_shuffle(true, 42);
     let (r1, rep1) = solve(&p, opts.clone());
@@ -224,7 +228,13 @@ fn shuffled_parallel_is_reproducible() {
     assert_eq!(rep1, rep2);
     assert!(bits(&r1) == bits(&r2));
     // Another seed converges to the same solution.
-    let (r3, rep3) = solve(&p, NsgsOptions::default().with_tolerance(1e-10).with_parallel(true).with_shuffle(true, 7));
+    let (r3, rep3) = solve(
+        &p,
+        NsgsOptions::default()
+            .with_tolerance(1e-10)
+            .with_parallelism(Parallelism::Rayon { threads: 2 })
+            .with_shuffle(true, 7),
+    );
     assert!(rep3.is_converged(), "{rep3:?}");
     for (a, b) in r1.iter().zip(&r3) {
         assert!((a - b).abs() < 1e-7, "{a} vs {b}");
@@ -271,13 +281,15 @@ fn chain(nc: usize, seed: u64) -> Fc3dProblem {
 #[test]
 fn renumbered_parallel_path_is_deterministic_and_converges() {
     let p = chain(3000, 0xc4a1);
-    let base = NsgsOptions::default().with_tolerance(1e-10).with_max_iterations(500).with_parallel(true);
+    let base = NsgsOptions::default()
+        .with_tolerance(1e-10)
+        .with_max_iterations(500)
+        .with_parallelism(Parallelism::Rayon { threads: 2 });
     let mut runs = Vec::new();
     for threads in [1, 2, 4] {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
         for min_size in [0, 1024, usize::MAX] {
             let opts = base.clone().with_parallel_min_colour_size(min_size);
-            runs.push((threads, min_size, pool.install(|| solve(&p, opts))));
+            runs.push((threads, min_size, solve(&p, opts.with_parallelism(Parallelism::Rayon { threads }))));
         }
     }
     let (_, _, (r0, rep0)) = &runs[0];
@@ -377,9 +389,9 @@ fn halves_schedule_is_deterministic_and_converges() {
         assert!(rep_seq.is_converged(), "{name}: {rep_seq:?}");
         let mut first: Option<(Vec<f64>, SolverReport)> = None;
         for threads in [1, 2, 4] {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().expect("thread pool");
-            let opts = base.clone().with_parallel(true).with_schedule(NsgsSchedule::Halves);
-            let (r, rep) = pool.install(|| solve(&p, opts));
+            let opts =
+                base.clone().with_parallelism(Parallelism::Rayon { threads }).with_schedule(NsgsSchedule::Halves);
+            let (r, rep) = solve(&p, opts);
             assert!(rep.is_converged() && rep.residual <= 1e-10, "{name}, {threads} threads: {rep:?}");
             let mut u = vec![0.0; p.size()];
             let exact = p.compute_error(&r, &mut u).expect("sizes match");
@@ -414,8 +426,8 @@ fn halves_below_its_threshold_is_the_sequential_sweep() {
         assert!(range.contains(&p.number_of_contacts()), "{} contacts", p.number_of_contacts());
         let base = NsgsOptions::default().with_tolerance(1e-10).with_max_iterations(2000).with_anderson_memory(3);
         let (r_seq, rep_seq) = solve(&p, base.clone());
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().expect("thread pool");
-        let (r, rep) = pool.install(|| solve(&p, base.with_parallel(true).with_schedule(NsgsSchedule::Halves)));
+        let (r, rep) =
+            solve(&p, base.with_parallelism(Parallelism::Rayon { threads: 2 }).with_schedule(NsgsSchedule::Halves));
         assert!(rep_seq.is_converged());
         assert_eq!(rep, rep_seq);
         assert!(bits(&r) == bits(&r_seq));

@@ -7,6 +7,7 @@ mod fc_factored;
 mod fc_local;
 mod fc_nsgs;
 mod fc_nsgs2d;
+mod fc_nsgs_bits;
 mod fc_nsgs_parallel;
 mod fc_nsn_ac;
 mod fc_prox;
