@@ -287,7 +287,7 @@ fn policy_commands() -> Vec<(clap::Command, &'static str)> {
     vec![
         (BouncingBallNetsArgs::command(), "fail"),
         (RollingSphereArgs::command(), "fail-above=100"),
-        (PourSpheresArgs::command(), "fail-above=1000"),
+        (PourSpheresArgs::command(), "fail-above=100"),
         (DoublePendulumArgs::command(), "continue"),
         (SliderCrankArgs::command(), "continue"),
         (NonlinearSwitchArgs::command(), "fail"),

@@ -888,8 +888,7 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
             eprintln!("bench-report: {engine} not measured: {reason}");
         }
     }
-    let life_results: Vec<life::LifeResult> =
-        life::life_cases(o.quick)
+    let life_results: Vec<life::LifeResult> = life::life_cases(o.quick)
         .into_iter()
         .filter(|case| o.life_sizes.as_ref().is_none_or(|sizes| sizes.contains(&case.n)))
         .map(|case| life::run_case(case, &tools))

@@ -255,10 +255,16 @@ impl Default for SceneOptions {
 }
 
 impl SceneOptions {
-    /// Sweep cap of [`SceneOptions::default_nsgs`], above Siconos' NSGS default of 1000: during
-    /// the collapse of a large pile a few problems stagnate just above the tolerance for
-    /// hundreds of sweeps before they reach it.
-    pub const NSGS_MAX_SWEEPS: usize = 3000;
+    /// Sweep cap of [`SceneOptions::default_nsgs`], far above Siconos' NSGS default of 1000:
+    /// while a pile settles (spheres still rolling and hitting the heap) its problems need
+    /// thousands of sweeps to reach the tolerance, a few more than ten thousand.
+    pub const NSGS_MAX_SWEEPS: usize = 20_000;
+
+    /// The plain-sweep fallback of [`SceneOptions::default_nsgs`]
+    /// ([`NsgsOptions::plain_fallback_period`]): every this many sweeps the full error is
+    /// compared with the previous check's, and the solve goes on with `ω = 1` and no
+    /// acceleration once it has grown.
+    pub const NSGS_FALLBACK_PERIOD: usize = 250;
 
     /// The NSGS of scenes: tolerance `1e-4` on Siconos' FC3D error, at most
     /// [`SceneOptions::NSGS_MAX_SWEEPS`] sweeps,
@@ -267,6 +273,9 @@ impl SceneOptions {
     /// ([`NsgsOptions::anderson_memory`]) on pairs of sweeps ([`NsgsOptions::anderson_period`]
     /// 2: one extrapolation per two sweeps, which also halves its cost), and Siconos' default
     /// error evaluation (the light increment error after each sweep, the full error to stop).
+    /// When the over-relaxed, accelerated sweeps cycle instead of converging (the full error,
+    /// checked every [`SceneOptions::NSGS_FALLBACK_PERIOD`] sweeps, has grown), the solve goes
+    /// on with plain sweeps, Siconos' NSGS (`ω = 1`, no acceleration), which converges there.
     /// Sequential ([`NsgsOptions::parallelism`]); with
     /// [`Parallelism::Rayon`](nonsmooth_numerics::Parallelism::Rayon), the sweeps run in two
     /// halves ([`NsgsSchedule::Halves`](nonsmooth_numerics::fc::nsgs::NsgsSchedule::Halves)),
@@ -275,6 +284,7 @@ impl SceneOptions {
     pub fn default_nsgs() -> NsgsOptions {
         NsgsOptions::default()
             .with_max_iterations(Self::NSGS_MAX_SWEEPS)
+            .with_plain_fallback_period(Self::NSGS_FALLBACK_PERIOD)
             .with_relaxation(1.5)
             .with_anderson_memory(3)
             .with_anderson_period(2)

@@ -125,7 +125,7 @@ pub struct PourSpheresArgs {
         long,
         value_name = "POLICY",
         value_parser = on_nonconvergence,
-        default_value_t = OnNonConvergence::FailAbove { factor: 1000.0 },
+        default_value_t = OnNonConvergence::FailAbove { factor: 100.0 },
         help = ON_NONCONVERGENCE_SHORT,
         long_help = ON_NONCONVERGENCE_HELP,
     )]

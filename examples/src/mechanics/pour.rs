@@ -38,8 +38,8 @@ pub struct Pour {
     pub t_end: f64,
     /// Seed of the lattice jitter.
     pub seed: u64,
-    /// What a step above the NSGS tolerance does (default: stop only beyond 1000 times it,
-    /// [`Pour::DEFAULT_POLICY`]).
+    /// What a step above the NSGS tolerance does (default: [`Pour::DEFAULT_POLICY`], stop
+    /// beyond 100 times it).
     pub on_nonconvergence: SceneNonConvergence,
 }
 
@@ -83,13 +83,11 @@ pub struct PourSample {
 }
 
 impl Pour {
-    /// The pour's policy: stop only beyond 1000 times the NSGS tolerance, ten times the
-    /// scenes' default factor. During the collapse of the default pour, 14 of the 1000 steps
-    /// reach the 3000-sweep cap: 13 end within 12 times the tolerance, but the one at
-    /// t = 0.614 s ends at 1.25e-2, 125 times it, which the default (100) would stop on. 1000
-    /// lets that stagnation go on (the step reports, `history.csv` and the run summary show
-    /// it) and still stops a step that blows up (a NaN residual stops under any factor).
-    pub const DEFAULT_POLICY: SceneNonConvergence = SceneNonConvergence::FailAbove { factor: 1000.0 };
+    /// The pour's policy: the scenes' default, stop when a step ends 100 times above the NSGS
+    /// tolerance ([`SceneNonConvergence::DEFAULT_FACTOR`]); every step of the default pour
+    /// reaches the tolerance, and the run summary says so.
+    pub const DEFAULT_POLICY: SceneNonConvergence =
+        SceneNonConvergence::FailAbove { factor: SceneNonConvergence::DEFAULT_FACTOR };
 
     /// The pour of `n` spheres with the default parameters.
     pub fn with_spheres(n: usize) -> Self {
@@ -132,7 +130,7 @@ impl Pour {
 
     /// The scene: the spheres, a floor at `z = 0` and four walls, NSGS at tolerance 1e-4
     /// ([`SceneOptions::default_nsgs`]), under the policy [`Pour::on_nonconvergence`] (by
-    /// default a step stops the run only if it ends more than 1000 times above the tolerance).
+    /// default a step stops the run if it ends more than 100 times above the tolerance).
     ///
     /// # Errors
     /// [`MechanicsError`] for an empty pour or non-physical parameters.

@@ -164,6 +164,16 @@ pub struct NsgsOptions {
     /// extrapolations) come once per `p` sweeps. At least 1. The scenes of the mechanics crate
     /// use `p = 2`, which took fewer sweeps than 1, 3 or 4 on their sphere piles.
     pub anderson_period: usize,
+    /// Every this many sweeps, evaluate the full error [`Fc3dProblem::compute_error`] and, when
+    /// it is larger than at the previous evaluation, go on with plain Gauss–Seidel sweeps for
+    /// the rest of the solve: `ω = 1` and no Anderson acceleration (Siconos' `fc3d_nsgs` with
+    /// its defaults). Over-relaxation and extrapolation cut the sweeps on most pile problems but
+    /// can make the iterates cycle around the solution without reaching the tolerance, where
+    /// plain sweeps converge (the full error then goes up and down instead of decreasing); a
+    /// solve whose error keeps decreasing is not touched. 0 never checks (default; Siconos'
+    /// behaviour). The check costs one evaluation of `W r + q` per period and is skipped once
+    /// the sweeps are plain (`ω = 1` without acceleration).
+    pub plain_fallback_period: usize,
 }
 
 impl Default for NsgsOptions {
@@ -184,11 +194,18 @@ impl Default for NsgsOptions {
             parallel_min_colour_size: 1024,
             anderson_memory: 0,
             anderson_period: 1,
+            plain_fallback_period: 0,
         }
     }
 }
 
 impl NsgsOptions {
+    /// Sets [`NsgsOptions::plain_fallback_period`].
+    pub fn with_plain_fallback_period(mut self, period: usize) -> Self {
+        self.plain_fallback_period = period;
+        self
+    }
+
     /// Sets [`NsgsOptions::tolerance`].
     pub fn with_tolerance(mut self, tolerance: f64) -> Self {
         self.tolerance = tolerance;

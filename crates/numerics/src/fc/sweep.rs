@@ -474,6 +474,9 @@ pub(crate) fn iterate<O: ContactOperator>(
         anderson.reset(o.anderson_memory, r.len());
     }
     let mut sums = FirstPassSums::default();
+    // The relaxation in use: `k.omega` until the plain fallback switches to 1.
+    let mut k = *k;
+    let mut fallback = FallbackCheck::new(o.plain_fallback_period, k.omega, accelerate);
     for it in 1..=max_it {
         let period = Period::of_sweep(it, o.anderson_period);
         // The halves schedule forms the first pass of an extrapolation part by part during
@@ -482,7 +485,7 @@ pub(crate) fn iterate<O: ContactOperator>(
         let swept = match schedule {
             Schedule::Halves(layout) => {
                 let history = accelerate.then_some((&mut *anderson, period, plan));
-                halves_sweep(op, k, layout, exec, r, w, history, &mut sums)
+                halves_sweep(op, &k, layout, exec, r, w, history, &mut sums)
             }
             Schedule::Colours { min_parallel } => {
                 if o.shuffle {
@@ -492,7 +495,7 @@ pub(crate) fn iterate<O: ContactOperator>(
                     }
                 }
                 let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
-                coloured_sweep(op, k, order, classes, min_parallel, updates, r, delta, w)
+                coloured_sweep(op, &k, order, classes, min_parallel, updates, r, delta, w)
             }
             Schedule::Natural => {
                 if o.shuffle {
@@ -500,7 +503,7 @@ pub(crate) fn iterate<O: ContactOperator>(
                 }
                 let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
                 let part = Part { own: r, first: 0, shared: &[], shared_first: 0, delta, w, w_base: 0 };
-                sweep_part(op, k, order.iter().copied(), part)
+                sweep_part(op, &k, order.iter().copied(), part)
             }
         };
         let Some(Swept { increment, squares }) = swept else {
@@ -512,6 +515,10 @@ pub(crate) fn iterate<O: ContactOperator>(
         let norm_r = &mut || if O::SWEEP_SUMS_SQUARES { squares.sqrt() } else { norm2(r) };
         if let Some(report) = stopping.check(it, increment, norm_r, &mut || full_error(r)) {
             return report;
+        }
+        if fallback.due(it) && fallback.error_grew(full_error(r)) {
+            k.omega = 1.0;
+            accelerate = false;
         }
         if accelerate && period.ends() && it < max_it {
             // The extrapolation moved every reaction: the state follows from `r`.
@@ -529,4 +536,34 @@ pub(crate) fn iterate<O: ContactOperator>(
         }
     }
     SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
+}
+
+/// The check of [`NsgsOptions::plain_fallback_period`]: every `period` sweeps while the sweeps
+/// are over-relaxed or accelerated, compares the full error with the previous check's.
+struct FallbackCheck {
+    period: usize,
+    /// The error at the previous check (`+∞` before the first).
+    last: f64,
+    /// Whether the sweeps are already plain (`ω = 1`, no acceleration) or the check is off.
+    done: bool,
+}
+
+impl FallbackCheck {
+    fn new(period: usize, omega: f64, accelerate: bool) -> Self {
+        Self { period, last: f64::INFINITY, done: period == 0 || (omega.to_bits() == 1f64.to_bits() && !accelerate) }
+    }
+
+    /// Whether sweep `it` ends a period of a check still in force.
+    fn due(&self, it: usize) -> bool {
+        !self.done && it.is_multiple_of(self.period)
+    }
+
+    /// Records the full error `error` of this check; true (and the check ends) when it is
+    /// larger than the previous one.
+    fn error_grew(&mut self, error: f64) -> bool {
+        let grew = error > self.last;
+        self.last = error;
+        self.done = grew;
+        grew
+    }
 }
