@@ -186,7 +186,7 @@ pub(crate) type Side = Result<PileRun, String>;
 /// The four runs of a case, in run order and table order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RunKind {
-    /// Ours, NSGS sequential (rayon's global pool of 1 thread).
+    /// Ours, NSGS sequential (`Parallelism::Sequential`: no thread started).
     OursSequential,
     /// Ours, NSGS parallel (rayon's global pool of [`PARALLEL_THREADS`]).
     OursParallel,
@@ -579,10 +579,11 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
          (the FC3D problem: `q`, the contacts' `H` and the bodies' `M⁻¹` of the factored Delassus operator \
          `W = H M⁻¹ Hᵀ`, the scenes' default; `W` itself is not assembled), solve (NSGS in body velocities) and \
          update (the rest: iteration matrices, free velocities, state \
-         updates); sequential = rayon's global pool of 1 thread (everything on one core, like Rapier's \
-         single-threaded pipeline); 2 threads = rayon's global pool of 2 threads: NSGS's parallel sweeps \
-         (`NsgsSchedule::Halves`, from 8192 contacts on: the top and bottom parts of the contacts at the same time, the bottom one on a \
-         helper thread that spins between sweeps, then the layer between \
+         updates); sequential = `Parallelism::Sequential` (no thread started: everything on one core, like \
+         Rapier's single-threaded pipeline); 2 threads = `Parallelism::Rayon {{ threads: 2 }}`, the solver's own \
+         pool of 2 threads: NSGS's parallel sweeps (`NsgsSchedule::Halves`, from 8192 contacts on: the top and \
+         bottom parts of the contacts at the same time through a `rayon::join`, or one after the other when \
+         that is faster, then the layer between \
          them; the Anderson extrapolation and the body velocities after it by the same parts; the same \
          numbers on any thread count); the rest of the step runs on the main thread"
     );

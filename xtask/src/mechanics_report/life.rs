@@ -529,7 +529,7 @@ pub(crate) fn markdown(results: &[LifeResult], siconos_shim: &Result<PathBuf, St
     let _ = writeln!(
         md,
         "- runs: {runs}. The same pile (the same initial positions on every engine), h = 1e-3 s. Ours \
-         (`benches/src/bin/pile-life.rs`, sequential: rayon's global pool of 1 thread, the scenes' NSGS to 1e-4, \
+         (`benches/src/bin/pile-life.rs`, sequential: `Parallelism::Sequential`, the scenes' NSGS to 1e-4, \
          non-convergence policy `Continue` so that a missed step is counted, not fatal) and Rapier's \
          single-threaded pipeline (`rapier-pile --life`) run the whole time. Siconos 4.4 and MuJoCo run \
          **windows**: from our state exported at the step nearest the middle of each of our phases, K steps; \
