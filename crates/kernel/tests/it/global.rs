@@ -15,8 +15,8 @@ use nonsmooth_kernel::numerics::fc::nsgs2d::Nsgs2dOptions;
 use nonsmooth_kernel::numerics::fc::{Fc2dMethod, Fc3dMethod};
 use nonsmooth_kernel::numerics::gfc::GlobalFcOptions;
 use nonsmooth_kernel::simulation::{
-    GlobalFrictionContact, MoreauJeanGlobalOsi, MoreauJeanOsi, OneStepIntegrator, OneStepNsProblem, OneStepProblem,
-    ProblemLevel, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
+    GlobalFrictionContact, MoreauJeanGlobalOsi, MoreauJeanOsi, NonConvergencePolicy, OneStepIntegrator,
+    OneStepNsProblem, OneStepProblem, ProblemLevel, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
 };
 
 use crate::{G, ball, ball_mass};
@@ -102,10 +102,15 @@ fn compare(make: impl Fn() -> Result<(Nsds, DsId, InteractionId), KernelError>, 
     (max_difference(&ours, &reference), impulses)
 }
 
-/// The ball of `BouncingBallTS` dropped from `x = 0.1` with the sideways velocity 2.
+/// A ball of `BouncingBallTS` (mass 1.3: not a power of two, so that `W⁻¹ (W v)` need not be
+/// `v` exactly) dropped from `x = 0.1` with the sideways velocity 2.
 fn linear_ball() -> Result<LagrangianLinearTids, KernelError> {
-    LagrangianLinearTids::new(vec![0.1, 0.0, 0.0], vec![0.0, 2.0, 0.0], ball_mass(1.0))?
-        .with_external_force(vec![-G, 0.0, 0.0])
+    const M: f64 = 1.3;
+    LagrangianLinearTids::new(vec![0.1, 0.0, 0.0], vec![0.0, 2.0, 0.0], ball_mass(M))?.with_external_force(vec![
+        -M * G,
+        0.0,
+        0.0,
+    ])
 }
 
 /// The same ball as a nonlinear `LagrangianDs`, with the quadratic air drag
@@ -197,5 +202,47 @@ fn unsupported_models_are_typed_errors() -> Result<(), KernelError> {
     assert!(matches!(r, Err(KernelError::InvalidModel(ref m)) if m.contains("iteration matrix")), "{r:?}");
     let r = problem.compute(&mut nsds, osi.contribution(), &[contact], 0.0, true, ProblemLevel::Velocity);
     assert!(matches!(r, Err(KernelError::InvalidModel(_))), "{r:?}");
+    Ok(())
+}
+
+/// A global problem that stops early says so: its report reaches each step's `StepReport`, the
+/// run summary counts the steps (policy `Continue`), and the default policy stops the run at the
+/// first one.
+#[test]
+fn unconverged_global_problems_are_reported_and_counted() -> Result<(), KernelError> {
+    // One NSGS sweep towards an unreachable tolerance.
+    let starved = || {
+        let nsgs = NsgsOptions::default().with_max_iterations(1);
+        let options = GlobalFcOptions::default().with_tolerance(1e-300).with_fc3d_method(Fc3dMethod::Nsgs(nsgs));
+        GlobalFrictionContact::condensed(3, options.with_max_refinements(0))
+    };
+    let (nsds, ..) = thrown_ball(linear_ball()?, 3)?;
+    let options = TimeSteppingOptions::default().with_policy(NonConvergencePolicy::Continue);
+    let mut sim = TimeStepping::new(nsds, MoreauJeanGlobalOsi::with_theta(0.5)?, starved()?, grid()?, options)?;
+    let mut unconverged = 0;
+    while sim.has_next_step() {
+        let report = sim.step()?;
+        if let Some(solver) = report.solver() {
+            // Some steps are solved exactly (error 0) by the one sweep; the others say they
+            // stopped early.
+            assert!(solver.is_converged() == (solver.residual <= 1e-300), "{solver:?}");
+            unconverged += usize::from(!solver.is_converged());
+        }
+    }
+    assert!(unconverged > 100, "{unconverged}");
+    assert_eq!(sim.run_summary().unconverged, unconverged);
+    let (nsds, ..) = thrown_ball(linear_ball()?, 3)?;
+    let mut sim = TimeStepping::new(
+        nsds,
+        MoreauJeanGlobalOsi::with_theta(0.5)?,
+        starved()?,
+        grid()?,
+        TimeSteppingOptions::default(),
+    )?;
+    let mut stopped = None;
+    while sim.has_next_step() && stopped.is_none() {
+        stopped = sim.step().err();
+    }
+    assert!(matches!(stopped, Some(KernelError::NotConverged { .. })), "{stopped:?}");
     Ok(())
 }
