@@ -39,6 +39,7 @@ fn commands() -> Vec<clap::Command> {
         PendulumEdArgs::command(),
         SimpleExampleRelayArgs::command(),
         SliderCrankArgs::command(),
+        TwoBouncingBallsGlobalArgs::command(),
         WoodpeckerArgs::command(),
         BouncingBallNetsArgs::command(),
         RollingSphereArgs::command(),

@@ -125,6 +125,26 @@ pub struct BouncingBallProjectionArgs {
     pub output: TrajectoryOutput,
 }
 
+/// Siconos' TwoBouncingBallTS-MoreauJeanGOSI: two balls on a line, the global Moreau–Jean scheme.
+///
+/// The system: two balls of radius 0.1 (masses 1 and 2, q = (x, y, θ), x vertical), the lower
+/// one on the ground, the upper one on the lower one; frictional contacts of dimension 3, Newton
+/// impact-friction law with e_n = e_t = 0.95, μ = 0.6. The scheme: Moreau–Jean global
+/// (Siconos' MoreauJeanGOSI) θ = 1/2, the global frictional contact problem of each step solved
+/// by condensation (SICONOS_GLOBAL_FRICTION_3D_NSGS_WR) at tolerance 1e-13, h = 0.001, T = 3
+/// (3001 rows).
+///
+/// Without --output it prints the number of steps with a ground impulse and the final state.
+/// With --output FILE it writes the rows t, x1, v1_x, p1_x, lambda_ground, x2, v2_x, p2_x: the
+/// columns of our Siconos 4.4 reference TwoBouncingBallsGlobal.ref.
+#[derive(Clone, Debug, PartialEq, Parser)]
+#[command(name = "two_bouncing_balls_global", verbatim_doc_comment)]
+pub struct TwoBouncingBallsGlobalArgs {
+    /// The trajectory file (`--output FILE`, `--siconos`).
+    #[command(flatten)]
+    pub output: TrajectoryOutput,
+}
+
 /// How the Schatzman–Paoli two-step recursion starts (the kernel's `SchatzmanPaoliStartup`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum Startup {

@@ -5,6 +5,7 @@ pub mod euler_moreau;
 pub mod event_driven;
 pub mod events;
 pub mod moreau_jean;
+pub mod moreau_jean_global;
 pub mod ode;
 pub mod osi;
 pub mod osns;
@@ -18,6 +19,7 @@ pub use euler_moreau::{EulerMoreauOptions, EulerMoreauOsi};
 pub use event_driven::{EventDriven, EventDrivenOptions, EventReport, LsodarSmooth, RestartingOde, SmoothIntegrator};
 pub use events::{EVENT_TOLERANCE, Event, EventKind, EventsManager};
 pub use moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, kinetic_energy};
+pub use moreau_jean_global::MoreauJeanGlobalOsi;
 pub use ode::{
     LsodarIntegrator, LsodarStats, OdeFailureReason, OdeIntegrator, OdeMethod, OdeOptions, OdeStats, OdeStop,
 };
@@ -25,7 +27,7 @@ pub use osi::{
     AfterNewton, Contribution, FirstOrderContribution, IndexSetRule, OneStepIntegrator, OsiContext, ProblemLevel,
     SecondOrderContribution, StepInterval, SystemSet,
 };
-pub use osns::{MatrixStorage, OneStepNsProblem, OneStepProblem, OsnsKind};
+pub use osns::{GlobalFrictionContact, GlobalSolver, MatrixStorage, OneStepNsProblem, OneStepProblem, OsnsKind};
 pub use projection::{
     CombinedProjectionOptions, DirectProjectionOptions, MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi,
     ProjectionReport,

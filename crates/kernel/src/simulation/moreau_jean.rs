@@ -494,6 +494,11 @@ impl MoreauJeanOsi {
         &self.vectors.v_free[self.spans[ds.index()].range()]
     }
 
+    /// The iteration matrix `W_ds` (as last computed, the matrix its LU factors are of).
+    pub(crate) fn iteration_matrix(&self, ds: DsId) -> &Mat<f64> {
+        &self.work[ds.index()].w
+    }
+
     /// Applies `W_ds⁻¹` in place.
     pub(crate) fn solve_w(&self, ds: DsId, x: &mut [f64]) {
         let span = self.spans[ds.index()];

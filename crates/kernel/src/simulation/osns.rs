@@ -32,10 +32,12 @@ use nonsmooth_numerics::relay::{RelayMethod, RelaySolver};
 use nonsmooth_numerics::{NumericsError, SolverReport};
 
 pub use contribution::{Contribution, FirstOrderContribution, ProblemLevel, SecondOrderContribution};
+pub use global::{GlobalFrictionContact, GlobalSolver};
 
 mod assembly;
 mod contribution;
 mod first_order;
+mod global;
 
 pub(crate) use assembly::BlockAssembly;
 use assembly::BlockShape;
@@ -154,7 +156,7 @@ pub trait OneStepProblem: std::any::Any + Send + std::fmt::Debug {
     /// `r = B λ[0]` for first-order systems (the default, from the interactions' `λ` and `H`).
     fn update_inputs(&self, nsds: &mut Nsds, ids: &[InteractionId], level: ProblemLevel) {
         match level {
-            ProblemLevel::Velocity => nsds.accumulate_inputs_at(ids, 1),
+            ProblemLevel::Velocity | ProblemLevel::GlobalVelocity => nsds.accumulate_inputs_at(ids, 1),
             ProblemLevel::Position => nsds.accumulate_inputs_at(ids, 0),
             ProblemLevel::FirstOrder => nsds.accumulate_first_order_inputs(ids),
         }
@@ -297,6 +299,7 @@ impl OneStepProblem for OneStepNsProblem {
     fn update_inputs(&self, nsds: &mut Nsds, ids: &[InteractionId], level: ProblemLevel) {
         match level {
             ProblemLevel::Velocity => self.accumulate_inputs(nsds),
+            ProblemLevel::GlobalVelocity => nsds.accumulate_inputs_at(ids, 1),
             ProblemLevel::Position => nsds.accumulate_inputs_at(ids, 0),
             ProblemLevel::FirstOrder => nsds.accumulate_first_order_inputs(ids),
         }

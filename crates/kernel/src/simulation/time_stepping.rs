@@ -737,7 +737,7 @@ impl TimeStepping {
         self.nsds.first_non_finite_state().or_else(|| {
             self.problems.iter().find_map(|p| {
                 let level = match p.level {
-                    ProblemLevel::Velocity => 1,
+                    ProblemLevel::Velocity | ProblemLevel::GlobalVelocity => 1,
                     ProblemLevel::Position | ProblemLevel::FirstOrder => 0,
                 };
                 self.nsds.first_non_finite_multiplier(p.ids(&self.members), level)
@@ -1174,6 +1174,13 @@ impl SecondOrderContribution for Routed<'_> {
     fn diagonal_w(&self, ds: DsId) -> Option<&[f64]> {
         match self.of(ds) {
             Contribution::SecondOrder(c) => c.diagonal_w(ds),
+            _ => None,
+        }
+    }
+
+    fn iteration_matrix(&self, ds: DsId) -> Option<&faer::Mat<f64>> {
+        match self.of(ds) {
+            Contribution::SecondOrder(c) => c.iteration_matrix(ds),
             _ => None,
         }
     }

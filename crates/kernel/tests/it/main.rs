@@ -10,6 +10,7 @@ mod errors;
 mod event_driven;
 mod first_order;
 mod friction;
+mod global;
 mod layout;
 mod non_finite;
 mod projection;

@@ -3,6 +3,7 @@
 #   BouncingBallSchatzmanPaoli.ref      (C++: SchatzmanPaoliOSI is not wrapped in python3-siconos 4.4)
 #   BouncingBallDirectProjection.ref    (python3-siconos)
 #   BouncingBallCombinedProjection.ref  (python3-siconos)
+#   TwoBouncingBallsGlobal.ref          (python3-siconos: MoreauJeanGOSI, GlobalFrictionContact)
 #   NewtonEulerRotation.txt, NewtonEulerRotationSlow.txt (C++: NewtonEulerDS free flight)
 # Needs the Debian packages libsiconos-kernel-dev, libsiconos-numerics-dev (4.4.0), g++ and
 # python3-siconos (4.4.0, used through the system /usr/bin/python3).
@@ -20,6 +21,8 @@ g++ -std=c++17 -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics -I/
     || { cat "$build/sp.log" >&2; exit 1; }
 /usr/bin/python3 "$here/bouncing_ball_projection.py" "$outdir" > "$build/proj.log" 2>&1 \
     || { cat "$build/proj.log" >&2; exit 1; }
+/usr/bin/python3 -s "$here/two_bouncing_balls_global.py" "$outdir" > "$build/global.log" 2>&1 \
+    || { cat "$build/global.log" >&2; exit 1; }
 
 g++ -std=c++17 -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics -I/usr/include/siconos \
     "$here/newton_euler_rotation.cpp" -o "$build/newton_euler_rotation" -lsiconos_kernel -lsiconos_numerics
@@ -28,7 +31,8 @@ g++ -std=c++17 -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics -I/
 "$build/newton_euler_rotation" 0.05 "$outdir/NewtonEulerRotationSlow.txt" >> "$build/ne.log" 2>&1 \
     || { cat "$build/ne.log" >&2; exit 1; }
 
-for f in BouncingBallSchatzmanPaoli BouncingBallDirectProjection BouncingBallCombinedProjection; do
+for f in BouncingBallSchatzmanPaoli BouncingBallDirectProjection BouncingBallCombinedProjection \
+    TwoBouncingBallsGlobal; do
     echo "$f.ref: $(wc -l < "$outdir/$f.ref") rows, sha256 $(sha256sum < "$outdir/$f.ref" | cut -d' ' -f1)"
 done
 for f in NewtonEulerRotation NewtonEulerRotationSlow; do

@@ -19,6 +19,11 @@ pub enum ProblemLevel {
     /// Level 0 of first-order systems (Euler–Moreau): `q_α = y_p`, unknown `λ[0]`, input
     /// `r = B λ`.
     FirstOrder,
+    /// Velocity level of second-order systems posed in the global form (Moreau–Jean global,
+    /// Siconos' `MoreauJeanGOSI` with `GlobalFrictionContact`): the velocities `v_{k+1}` of the
+    /// systems are unknowns with the multipliers, `Ŵ v = Ŵ v_free + H λ[1]`,
+    /// `u = Hᵀ v + b`; unknowns `v` and `λ[1]`, input `p[1] = Σ Hᵀ λ[1]`.
+    GlobalVelocity,
 }
 
 /// What a second-order integrator hands to a one-step problem for each of its systems: the
@@ -36,6 +41,13 @@ pub trait SecondOrderContribution {
     /// entries by it (the factored frictional-contact operator then keeps `W⁻¹` as a
     /// diagonal); `None` otherwise (the default).
     fn diagonal_w(&self, _ds: DsId) -> Option<&[f64]> {
+        None
+    }
+
+    /// The iteration matrix `W_ds` itself (`W = M + hθC + h²θ²K`, or its nonlinear form at the
+    /// Newton iterate), which the global problems take as their block of `M`; `None` when the
+    /// integrator does not hand it out (the default).
+    fn iteration_matrix(&self, _ds: DsId) -> Option<&faer::Mat<f64>> {
         None
     }
 }
