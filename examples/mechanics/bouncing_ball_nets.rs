@@ -1,7 +1,8 @@
 //! Siconos' `BouncingBallNETS`: a Newton–Euler ball bouncing on a plane with friction.
 //!
 //! ```text
-//! cargo run --release --example bouncing_ball_nets -- [--output FILE [--siconos]] [--on-nonconvergence POLICY]
+//! cargo run --release --example bouncing_ball_nets -- [--projection none|direct|combined] \
+//!     [--output FILE [--siconos]] [--on-nonconvergence POLICY]
 //! ```
 //!
 //! Without `--output` it prints a summary. `--output FILE` writes the 16 columns of
@@ -11,20 +12,21 @@
 use clap::Parser;
 use nonsmooth::numerics::fc::nsgs::NsgsOptions;
 use nonsmooth_examples::cli::mechanics::BouncingBallNetsArgs;
-use nonsmooth_examples::mechanics::bouncing_ball_nets::{COLUMN_NAMES, NEWTON_TOLERANCE, simulate_with};
+use nonsmooth_examples::mechanics::bouncing_ball_nets::{COLUMN_NAMES, NEWTON_TOLERANCE, simulate_projected};
 
 fn main() -> anyhow::Result<()> {
     let args = BouncingBallNetsArgs::parse();
     let output = args.output.open()?;
     let policy = args.on_nonconvergence.kernel(NsgsOptions::default().tolerance, NEWTON_TOLERANCE);
-    let (trajectory, summary) = simulate_with(10.0, policy)?;
+    let (trajectory, summary) = simulate_projected(10.0, policy, args.projection)?;
     match output {
         Some(file) => file.write(&trajectory, &COLUMN_NAMES)?,
         None => {
             let contacts = trajectory.iter_rows().filter(|r| r[4] > 0.0).count();
             let last = trajectory.row(trajectory.rows() - 1);
+            let lowest = trajectory.iter_rows().map(|r| r[1]).fold(f64::INFINITY, f64::min);
             println!(
-                "{} rows; {contacts} steps with a contact impulse; final x = {:.6e}, v = {:.6e}",
+                "{} rows; {contacts} steps with a contact impulse; lowest x = {lowest:.6e}; final x = {:.6e}, v = {:.6e}",
                 trajectory.rows(),
                 last[1],
                 last[2]

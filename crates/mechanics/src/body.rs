@@ -540,6 +540,31 @@ impl SecondOrderDs for NewtonEulerDs {
         }
         q[3..7].copy_from_slice(&p);
     }
+
+    fn can_displace_position(&self) -> bool {
+        true
+    }
+
+    /// The displacement of the projection onto the constraints, `q ← q + T(q) δ` with
+    /// `T(q) = diag(I₃, ½Ψ(p))`: `x ← x + δ_x`, `p ← p + ½ p∘(0, δ_Ω)`, then `p ← p/|p|`
+    /// (Siconos 4.4 `TimeSteppingDirectProjection::advanceToEvent` brings the quaternion back
+    /// to the unit sphere after every projection iteration, `NewtonEulerDS::normalizeq`).
+    fn displace_position(&self, delta: &[f64], q: &mut [f64]) {
+        for i in 0..3 {
+            q[i] += delta[i];
+        }
+        let p = [q[3], q[4], q[5], q[6]];
+        let dp = quat_mul(p, [0.0, 0.5 * delta[3], 0.5 * delta[4], 0.5 * delta[5]]);
+        let mut n2 = 0.0;
+        for k in 0..4 {
+            q[3 + k] = p[k] + dp[k];
+            n2 += q[3 + k] * q[3 + k];
+        }
+        let inv = 1.0 / n2.sqrt();
+        for x in &mut q[3..7] {
+            *x *= inv;
+        }
+    }
 }
 
 #[cfg(test)]

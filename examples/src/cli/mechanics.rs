@@ -7,6 +7,7 @@ use super::{
 };
 use nonsmooth::mechanics::scene::SceneNonConvergence;
 
+use crate::mechanics::bouncing_ball_nets::NetsProjection;
 use crate::mechanics::rolling_sphere::RollingSphere;
 
 /// Siconos' BouncingBallNETS: a Newton–Euler ball bouncing on a plane with friction.
@@ -15,6 +16,11 @@ use crate::mechanics::rolling_sphere::RollingSphere;
 /// launched upwards at 2 m/s from x = 1 under gravity along −x, on the plane x = 0; Newton
 /// impact with Coulomb friction, e_n = e_t = 0.9, μ = 0.6. The scheme: Moreau–Jean θ = 1/2,
 /// Newton tolerance 1e-10, the 3D frictional contact by NSGS, h = 0.005, T = 10 (2001 rows).
+/// With --projection direct (or combined) the scheme is Siconos' MoreauJeanDirectProjectionOSI
+/// with TimeSteppingDirectProjection (or MoreauJeanCombinedProjectionOSI with
+/// TimeSteppingCombinedProjection) at Siconos' default tolerances: after the velocity-level
+/// step, the position is projected back onto x ≥ R through q ← q + T(q) Hᵀλ, the quaternion
+/// kept unit.
 ///
 /// Without --output it prints the number of steps with a contact impulse and the final state;
 /// at the end, the run summary (steps above the tolerance, the worst error). With --output FILE
@@ -24,6 +30,9 @@ use crate::mechanics::rolling_sphere::RollingSphere;
 #[derive(Clone, Debug, PartialEq, Parser)]
 #[command(name = "bouncing_ball_nets", verbatim_doc_comment)]
 pub struct BouncingBallNetsArgs {
+    /// The integrator: none (Moreau–Jean), direct or combined projection onto the constraints.
+    #[arg(long, value_enum, default_value_t = NetsProjection::None)]
+    pub projection: NetsProjection,
     /// What a step above its tolerance does (the FC3D by NSGS at 1e-4, the Newton loop at 1e-10).
     #[arg(
         long,

@@ -5,13 +5,21 @@
 //! Coulomb friction `e_n = e_t = 0.9`, `μ = 0.6`, Moreau–Jean θ = 1/2, `h = 0.005`, `T = 10`,
 //! Newton tolerance 1e-10 with at most 10 iterations, the 3D frictional contact solved by NSGS
 //! (Alart–Curnier Newton per contact, warm started).
+//!
+//! With [`NetsProjection::Direct`] or [`NetsProjection::Combined`] the integrator is Moreau–Jean
+//! with projection onto the constraints (Siconos' `MoreauJeanDirectProjectionOSI` with
+//! `TimeSteppingDirectProjection`, or `MoreauJeanCombinedProjectionOSI` with
+//! `TimeSteppingCombinedProjection`, at their default tolerances): after the velocity-level
+//! step, the ball's position is moved by `q ← q + T(q) Hᵀλ` along the normal row of the contact
+//! until the gap is closed.
 
 use faer::Mat;
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianRelation, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    MoreauJeanOsi, NonConvergencePolicy, OneStepNsProblem, RunSummary, TimeDiscretisation, TimeStepping,
-    TimeSteppingOptions, Trajectory,
+    CombinedProjectionOptions, DirectProjectionOptions, MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi,
+    MoreauJeanOptions, MoreauJeanOsi, NonConvergencePolicy, OneStepIntegrator, OneStepNsProblem, RunSummary,
+    TimeDiscretisation, TimeStepping, TimeSteppingOptions, Trajectory,
 };
 use nonsmooth::mechanics::MechanicsError;
 use nonsmooth::mechanics::body::NewtonEulerDs;
@@ -50,6 +58,18 @@ pub const NEWTON_TOLERANCE: f64 = 1e-10;
 pub const RADIUS: f64 = 0.1;
 /// Gravity.
 pub const GRAVITY: f64 = 9.81;
+
+/// The integrator of the ball (on the command line: `none`, `direct`, `combined`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum NetsProjection {
+    /// Moreau–Jean (Siconos' `MoreauJeanOSI` with `TimeStepping`).
+    #[default]
+    None,
+    /// Moreau–Jean with direct projection ([`MoreauJeanDirectProjectionOsi`]).
+    Direct,
+    /// Moreau–Jean with combined projection ([`MoreauJeanCombinedProjectionOsi`]).
+    Combined,
+}
 
 /// The relation of `BouncingBallNETS.cpp` (a `NewtonEuler3DR` whose `computeh` sets the gap, the
 /// normal and the contact point from `q`).
@@ -114,6 +134,37 @@ pub fn build_with(
     t_end: f64,
     policy: NonConvergencePolicy,
 ) -> Result<(TimeStepping, DsId, InteractionId), MechanicsError> {
+    build_projected(t_end, policy, NetsProjection::None)
+}
+
+/// The simulation of [`build_with`] integrated by `projection`'s scheme (Moreau–Jean θ = 1/2;
+/// the projections at their default options, those of Siconos).
+///
+/// # Errors
+/// Kernel or mechanics errors (none for this model).
+pub fn build_projected(
+    t_end: f64,
+    policy: NonConvergencePolicy,
+    projection: NetsProjection,
+) -> Result<(TimeStepping, DsId, InteractionId), MechanicsError> {
+    let mj = MoreauJeanOptions::default().with_theta(0.5);
+    match projection {
+        NetsProjection::None => build_on(t_end, policy, MoreauJeanOsi::with_theta(0.5)?),
+        NetsProjection::Direct => {
+            build_on(t_end, policy, MoreauJeanDirectProjectionOsi::new(mj, DirectProjectionOptions::default())?)
+        }
+        NetsProjection::Combined => {
+            build_on(t_end, policy, MoreauJeanCombinedProjectionOsi::new(mj, CombinedProjectionOptions::default())?)
+        }
+    }
+}
+
+/// The model integrated by `osi`.
+fn build_on(
+    t_end: f64,
+    policy: NonConvergencePolicy,
+    osi: impl OneStepIntegrator,
+) -> Result<(TimeStepping, DsId, InteractionId), MechanicsError> {
     let identity = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
     let ball = NewtonEulerDs::new([1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], [2.0, 0.0, 0.0, 0.0, 0.0, 0.0], 1.0, identity)?
         .with_external_force([-GRAVITY, 0.0, 0.0])?;
@@ -123,7 +174,7 @@ pub fn build_with(
     let nsgs = NsgsOptions::default();
     let sim = TimeStepping::new(
         nsds,
-        MoreauJeanOsi::with_theta(0.5)?,
+        osi,
         OneStepNsProblem::friction_contact_3d(Fc3dMethod::Nsgs(nsgs))?,
         TimeDiscretisation::new(0.0, 0.005, t_end)?,
         TimeSteppingOptions::default()
@@ -149,7 +200,22 @@ pub fn simulate(t_end: f64) -> Result<Trajectory, MechanicsError> {
 /// # Errors
 /// Kernel or mechanics errors (non-convergence as `policy` says).
 pub fn simulate_with(t_end: f64, policy: NonConvergencePolicy) -> Result<(Trajectory, RunSummary), MechanicsError> {
-    let (mut sim, ball, contact) = build_with(t_end, policy)?;
+    simulate_projected(t_end, policy, NetsProjection::None)
+}
+
+/// As [`simulate_with`], integrated by `projection`'s scheme ([`build_projected`]): with
+/// [`NetsProjection::Direct`] the columns of our Siconos 4.4 reference
+/// `examples/data/siconos/BouncingBallNETSDirectProjection.ref`, with
+/// [`NetsProjection::Combined`] those of `BouncingBallNETSCombinedProjection.ref`.
+///
+/// # Errors
+/// Kernel or mechanics errors (non-convergence as `policy` says).
+pub fn simulate_projected(
+    t_end: f64,
+    policy: NonConvergencePolicy,
+    projection: NetsProjection,
+) -> Result<(Trajectory, RunSummary), MechanicsError> {
+    let (mut sim, ball, contact) = build_projected(t_end, policy, projection)?;
     let mut out = Trajectory::new(16);
     let row = |sim: &TimeStepping| -> Result<[f64; 16], KernelError> {
         let state = sim.nsds().ds(ball)?.state();

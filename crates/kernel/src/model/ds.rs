@@ -210,6 +210,27 @@ pub trait SecondOrderDs: Send {
     fn update_position(&self, h: f64, theta: f64, q_memory: &[f64], v_memory: &[f64], v: &[f64], q: &mut [f64]) {
         theta_position_update(h, theta, q_memory, v_memory, v, q);
     }
+
+    /// Whether [`SecondOrderDs::displace_position`] moves this system: by default when
+    /// positions and velocities have the same size (`T(q) = I`). Systems with `T(q) ≠ I` that
+    /// implement the displacement (Newton–Euler bodies) override it to `true`. The projection
+    /// onto the constraints refuses the other systems.
+    fn can_displace_position(&self) -> bool {
+        self.position_size() == self.velocity_size()
+    }
+
+    /// Moves the positions by a displacement `δ` given in velocity coordinates (a correction
+    /// `Hᵀλ` of the projection onto the constraints): `q ← q + T(q) δ` (Acary, "Projected
+    /// event-capturing time-stepping schemes for nonsmooth mechanical systems with unilateral
+    /// contact and Coulomb's friction", CMAME 256, 2013; Siconos developer documentation,
+    /// "Projection on constraints", approach using V). The default, for `T(q) = I`, is
+    /// `q ← q + δ`; Newton–Euler bodies map the rotational part through `½Ψ(p)` and bring the
+    /// quaternion back to the unit sphere.
+    fn displace_position(&self, delta: &[f64], q: &mut [f64]) {
+        for (qi, di) in q.iter_mut().zip(delta) {
+            *qi += di;
+        }
+    }
 }
 
 /// `q = q_k + h θ v + h (1 − θ) v_k`, in Siconos 4.4's order of operations

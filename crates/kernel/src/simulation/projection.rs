@@ -17,6 +17,22 @@
 //! the tolerances or an iteration cap is reached. The velocities are not changed. `λ[0]` and
 //! `p[0] = Σ Hᵀ λ[0]` hold the last correction.
 //!
+//! `H` acts on velocities. A system whose positions differ from its velocities (`q̇ = T(q) v`,
+//! Newton–Euler bodies with `q = (x, p)` and the twist `v = (v, Ω)`) is moved through
+//! [`SecondOrderDs::displace_position`], `q ← q + T(q) p[0]`, with `T(q) = diag(I₃, ½Ψ(p))`;
+//! since `∇_q h · T(q) = H`, the gaps still move by `H Hᵀ λ` to first order (the developer
+//! notes' "approach using V"). The body then divides its quaternion by its norm, after every
+//! iteration, as Siconos 4.4 does (`TimeSteppingDirectProjection::advanceToEvent`,
+//! `NewtonEulerDS::normalizeq`), rather than adding the row `|p| − 1 = 0`. Siconos builds the
+//! Newton–Euler problem on the 7-column gradient `∇_q h` (`jachq jachqᵀ`, `q += jachqᵀ λ`,
+//! `MLCPProjectOnConstraints`): with `H_Ω = ∇_p h · ½Ψ(p)` and `½Ψ ½Ψᵀ = ¼(I − p pᵀ)`, our
+//! quaternion step is `¼(I − p pᵀ) ∇_p hᵀ λ` where Siconos' is `∇_p hᵀ λ` (the Euclidean
+//! metric of the twist instead of that of the quaternion coordinates, `|δΩ|² = 4|δp|²`). Both agree on the translation, and on the
+//! rotation when the lever arm of the normal is parallel to it (a sphere). A system with positions and
+//! velocities of different sizes that does not implement the displacement is refused.
+//!
+//! [`SecondOrderDs::displace_position`]: crate::model::SecondOrderDs::displace_position
+//!
 //! - **Direct projection**: after each Moreau–Jean step, on the interactions of index set 1,
 //!   while `max(0, −y)` exceeds the unilateral tolerance or `‖y_E‖∞` the bilateral one. Its
 //!   activation rule adds an interaction when `y + γhẏ ≤ threshold` (`1e-7` by default) and
@@ -365,7 +381,9 @@ impl PositionProjector {
             inter.lambda[0].fill(0.0);
             inter.lambda[0][..rows].copy_from_slice(&lambda[first[k]..first[k] + rows]);
         }
-        // p[0] = Σ Hᵀ λ[0]; q += p[0] (on the systems of the projection's integrator).
+        // p[0] = Σ Hᵀ λ[0] (velocity coordinates); q ← q + T(q) p[0] on the systems of the
+        // projection's integrator (`q += p[0]` when `T = I`; Newton–Euler bodies also bring
+        // their quaternion back to the unit sphere, as Siconos does after every iteration).
         for slot in 0..nsds.ds_bound() {
             if let Some(ds) = nsds.ds_slot_mut(slot).filter(|_| systems.contains_slot(slot)) {
                 ds.state_mut().p[0].fill(0.0);
@@ -374,10 +392,14 @@ impl PositionProjector {
         nsds.accumulate_inputs_at(ids, 0);
         for slot in 0..nsds.ds_bound() {
             if let Some(ds) = nsds.ds_slot_mut(slot).filter(|_| systems.contains_slot(slot)) {
+                // Taking the vectors out of the state moves no data (no allocation).
                 let state = ds.state_mut();
-                for (q, p) in state.q.iter_mut().zip(&state.p[0]) {
-                    *q += p;
-                }
+                let mut q = std::mem::take(&mut state.q);
+                let delta = std::mem::take(&mut state.p[0]);
+                ds.displace_position(&delta, &mut q);
+                let state = ds.state_mut();
+                state.q = q;
+                state.p[0] = delta;
             }
         }
         for slot in 0..nsds.interaction_bound() {
@@ -408,14 +430,18 @@ fn clear_position_inputs(nsds: &mut Nsds, systems: &SystemSet) {
     }
 }
 
-/// Checks that system `id` is a second-order system whose position and velocity have the same
-/// size (the projection moves `q` by `Hᵀ λ`, with `H` acting on velocities).
+/// Checks that system `id` is a second-order system that the projection can move: positions
+/// and velocities of the same size (`q ← q + Hᵀλ`), or a system with `T(q) ≠ I` that implements
+/// [`SecondOrderDs::displace_position`] (`q ← q + T(q) Hᵀλ`, Newton–Euler bodies).
+///
+/// [`SecondOrderDs::displace_position`]: crate::model::SecondOrderDs::displace_position
 fn check_projectable(scheme: &str, nsds: &Nsds, id: DsId) -> Result<(), KernelError> {
     check_second_order(scheme, nsds, id)?;
     let ds = nsds.ds(id)?;
-    if ds.position_size() != ds.velocity_size() {
+    if !ds.can_displace_position() {
         return Err(KernelError::InvalidModel(format!(
-            "projection onto constraints needs positions and velocities of the same size (system {} has {} and {})",
+            "{scheme}: system {} has positions of size {} and velocities of size {} and does not implement \
+             the displacement q ← q + T(q) δ that the projection onto the constraints needs",
             id.index(),
             ds.position_size(),
             ds.velocity_size()

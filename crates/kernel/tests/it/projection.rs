@@ -1,10 +1,14 @@
 //! Schatzman–Paoli and the projection schemes on small models: a resting stack of balls over
 //! 10⁴ steps, a pendulum held by a bilateral constraint, and a bead running inside a ring (a
-//! persistent unilateral contact along a curved constraint), plus typed errors of the options.
+//! persistent unilateral contact along a curved constraint), a system moved through its
+//! displacement `q ← q + T(q) δ`, plus typed errors of the options and models.
 
 use faer::Mat;
 use nonsmooth_kernel::KernelError;
-use nonsmooth_kernel::model::{LagrangianLinearTids, LagrangianLinearTir, LagrangianScleronomousR, NonsmoothLaw, Nsds};
+use nonsmooth_kernel::model::{
+    LagrangianLinearTids, LagrangianLinearTir, LagrangianRelation, LagrangianScleronomousR, NonsmoothLaw, Nsds,
+    SecondOrderDs, SecondOrderState,
+};
 use nonsmooth_kernel::numerics::mlcp::{EnumOptions, MlcpMethod};
 use nonsmooth_kernel::simulation::{
     CombinedProjectionOptions, DirectProjectionOptions, MoreauJeanCombinedProjectionOsi, MoreauJeanDirectProjectionOsi,
@@ -251,5 +255,146 @@ fn invalid_options_of_schatzman_paoli_and_projection_are_refused() -> Result<(),
         MoreauJeanCombinedProjectionOsi::new(mj, CombinedProjectionOptions::default().with_max_passes(0)),
         Err(KernelError::InvalidOption { name: "max_passes", .. })
     ));
+    Ok(())
+}
+
+/// A falling point whose position carries a second, frozen coordinate: `q = (z, c)`, `v = ż`,
+/// `q̇ = T v` with `T = [1; 0]` (positions and velocities of different sizes). With `displaces`
+/// it implements the projection's displacement `q ← q + T δ`.
+struct TaggedPoint {
+    state: SecondOrderState,
+    displaces: bool,
+}
+
+impl TaggedPoint {
+    fn new(z: f64, displaces: bool) -> Self {
+        Self { state: SecondOrderState::new(vec![z, 7.0], vec![0.0]).expect("finite state"), displaces }
+    }
+}
+
+impl SecondOrderDs for TaggedPoint {
+    fn velocity_size(&self) -> usize {
+        1
+    }
+
+    fn position_size(&self) -> usize {
+        2
+    }
+
+    fn state(&self) -> &SecondOrderState {
+        &self.state
+    }
+
+    fn state_mut(&mut self) -> &mut SecondOrderState {
+        &mut self.state
+    }
+
+    fn is_mass_constant(&self) -> bool {
+        true
+    }
+
+    fn mass(&mut self, _q: &[f64], out: &mut Mat<f64>) -> Result<(), KernelError> {
+        out[(0, 0)] = 1.0;
+        Ok(())
+    }
+
+    fn forces(&mut self, _t: f64, _q: &[f64], _v: &[f64], out: &mut [f64]) -> Result<(), KernelError> {
+        out[0] = -G;
+        Ok(())
+    }
+
+    fn forces_jacobians(
+        &mut self,
+        _t: f64,
+        _q: &[f64],
+        _v: &[f64],
+        _dq: &mut Mat<f64>,
+        _dv: &mut Mat<f64>,
+    ) -> Result<bool, KernelError> {
+        Ok(false)
+    }
+
+    fn forces_jacobians_vanish(&self) -> bool {
+        true
+    }
+
+    fn external_force(&mut self, _t: f64, out: &mut [f64]) -> Result<bool, KernelError> {
+        out[0] = -G;
+        Ok(true)
+    }
+
+    fn update_position(&self, h: f64, theta: f64, q_memory: &[f64], v_memory: &[f64], v: &[f64], q: &mut [f64]) {
+        q[0] = q_memory[0] + h * (theta * v[0] + (1.0 - theta) * v_memory[0]);
+        q[1] = q_memory[1];
+    }
+
+    fn can_displace_position(&self) -> bool {
+        self.displaces
+    }
+
+    fn displace_position(&self, delta: &[f64], q: &mut [f64]) {
+        q[0] += delta[0];
+    }
+}
+
+/// The gap `y = z` of a [`TaggedPoint`] (`H = [1]` in velocity coordinates).
+struct Floor;
+
+impl LagrangianRelation for Floor {
+    fn size(&self) -> usize {
+        1
+    }
+
+    fn velocity_size(&self) -> Option<usize> {
+        Some(1)
+    }
+
+    fn output(&mut self, _t: f64, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
+        y[0] = q[0];
+        Ok(())
+    }
+
+    fn jacobian(&mut self, _t: f64, _q: &[f64], h: &mut Mat<f64>) -> Result<(), KernelError> {
+        h[(0, 0)] = 1.0;
+        Ok(())
+    }
+}
+
+fn tagged(scheme: Scheme, displaces: bool) -> Result<TimeStepping, KernelError> {
+    let mut nsds = Nsds::new();
+    let point = nsds.add_ds(TaggedPoint::new(-1e-3, displaces));
+    nsds.link(Floor, NonsmoothLaw::newton_impact(0.0)?, &[point])?;
+    simulate(
+        nsds,
+        integrator(scheme)?,
+        OneStepNsProblem::lcp_default()?,
+        TimeDiscretisation::new(0.0, 1e-3, 1.0)?,
+        TimeSteppingOptions::default(),
+    )
+}
+
+/// Systems whose positions and velocities differ in size enter the projection schemes only
+/// through their displacement `q ← q + T(q) δ`: without it they are refused with a typed error;
+/// with it the projection moves them by it (here `T = [1; 0]`, the frozen coordinate kept).
+#[test]
+fn projection_moves_systems_through_their_displacement_or_refuses_them() -> Result<(), KernelError> {
+    for scheme in [Scheme::Direct, Scheme::Combined] {
+        let refused = tagged(scheme, false);
+        assert!(
+            matches!(&refused, Err(KernelError::InvalidModel(m)) if m.contains("q ← q + T(q) δ")),
+            "{scheme:?}: {refused:?}"
+        );
+        let mut sim = tagged(scheme, true)?;
+        for _ in 0..100 {
+            sim.step()?;
+            let ids: Vec<_> = sim.nsds().interaction_ids().collect();
+            let y = sim.nsds().interaction(ids[0])?.y(0)[0];
+            let q = sim.nsds().ds_ids().map(|d| sim.nsds().ds(d).map(|ds| ds.state().q().to_vec())).next().unwrap()?;
+            assert!(y >= -1e-8, "{scheme:?}: y = {y:e}");
+            assert!(q[1].to_bits() == 7.0f64.to_bits(), "{scheme:?}: the frozen coordinate moved");
+        }
+    }
+    // Moreau–Jean alone takes the system (no projection).
+    assert!(tagged(Scheme::MoreauJean, false).is_ok());
     Ok(())
 }

@@ -5,6 +5,7 @@
 #   BouncingBallCombinedProjection.ref  (python3-siconos)
 #   TwoBouncingBallsGlobal.ref          (python3-siconos: MoreauJeanGOSI, GlobalFrictionContact)
 #   NewtonEulerRotation.txt, NewtonEulerRotationSlow.txt (C++: NewtonEulerDS free flight)
+#   BouncingBallNETSDirectProjection.ref, BouncingBallNETSCombinedProjection.ref (python3-siconos)
 # Needs the Debian packages libsiconos-kernel-dev, libsiconos-numerics-dev (4.4.0), g++ and
 # python3-siconos (4.4.0, used through the system /usr/bin/python3).
 # Usage (from anywhere): bash examples/data/siconos/generate/generate.sh
@@ -19,10 +20,16 @@ g++ -std=c++17 -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics -I/
 # Siconos prints its own progress/warnings on stdout/stderr: keep them out of the way.
 "$build/bouncing_ball_sp" "$outdir/BouncingBallSchatzmanPaoli.ref" > "$build/sp.log" 2>&1 \
     || { cat "$build/sp.log" >&2; exit 1; }
-/usr/bin/python3 "$here/bouncing_ball_projection.py" "$outdir" > "$build/proj.log" 2>&1 \
+/usr/bin/python3 -s "$here/bouncing_ball_projection.py" "$outdir" > "$build/proj.log" 2>&1 \
     || { cat "$build/proj.log" >&2; exit 1; }
 /usr/bin/python3 -s "$here/two_bouncing_balls_global.py" "$outdir" > "$build/global.log" 2>&1 \
     || { cat "$build/global.log" >&2; exit 1; }
+
+# The Newton-Euler ball of BouncingBallNETS under both projections; `plain` first checks the
+# driver against the BouncingBallNETS.ref of the Siconos examples (in $NONSMOOTH_DATA/reference).
+/usr/bin/python3 -s "$here/bouncing_ball_nets_projection.py" "$outdir" plain > "$build/nets.log" 2>&1 \
+    || { cat "$build/nets.log" >&2; exit 1; }
+cat "$build/nets.log"
 
 g++ -std=c++17 -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics -I/usr/include/siconos \
     "$here/newton_euler_rotation.cpp" -o "$build/newton_euler_rotation" -lsiconos_kernel -lsiconos_numerics
@@ -32,7 +39,7 @@ g++ -std=c++17 -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics -I/
     || { cat "$build/ne.log" >&2; exit 1; }
 
 for f in BouncingBallSchatzmanPaoli BouncingBallDirectProjection BouncingBallCombinedProjection \
-    TwoBouncingBallsGlobal; do
+    TwoBouncingBallsGlobal BouncingBallNETSDirectProjection BouncingBallNETSCombinedProjection; do
     echo "$f.ref: $(wc -l < "$outdir/$f.ref") rows, sha256 $(sha256sum < "$outdir/$f.ref" | cut -d' ' -f1)"
 done
 for f in NewtonEulerRotation NewtonEulerRotationSlow; do
