@@ -21,7 +21,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use crate::bench_report::{Options, PYTHON, commit, cpu_model, folders, siconos_available, target_dir, utc_now};
+use crate::bench_report::{Options, PYTHON, commit, cpu_model, folders, target_dir, utc_now};
 use crate::report::{self, Header, Side, cell, csv_field, opt, opt_f64};
 use crate::{cargo, project_root, run_checked};
 
@@ -109,7 +109,7 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
         }
     }
 
-    let siconos = match siconos_available() {
+    let siconos = match siconos_version() {
         Ok(version) => {
             eprintln!("bench-report: running Siconos' GFC3D solvers ({version})");
             let manifest = siconos_manifest(&nonsmooth, &files, &work)?;
@@ -177,6 +177,25 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
         eprintln!("bench-report: wrote {}", path.display());
     }
     Ok(())
+}
+
+/// `Ok(version)` when `python3 -s` imports siconos.numerics (the `-s` keeps a user-site numpy
+/// from shadowing the Debian one Siconos is built against), else why not.
+fn siconos_version() -> Result<String, String> {
+    match Command::new(PYTHON).args(["-s", "-c", "import siconos.numerics"]).output() {
+        Ok(o) if o.status.success() => {}
+        Ok(_) => return Err("python3-siconos missing or not importable".into()),
+        Err(_) => return Err(format!("{PYTHON} not found")),
+    }
+    let dpkg = Command::new("dpkg-query").args(["-W", "-f=${Version}", "python3-siconos"]).output();
+    Ok(match dpkg {
+        Ok(o) if o.status.success() && !o.stdout.is_empty() => {
+            let v = String::from_utf8_lossy(&o.stdout).trim().to_owned();
+            let upstream = v.split(['+', '-']).next().unwrap_or(&v).to_owned();
+            format!("Siconos {upstream} (Debian python3-siconos {v})")
+        }
+        _ => "Siconos (python3-siconos, version unknown)".into(),
+    })
 }
 
 /// `(n, contacts)` from `nonsmooth info FILE --json`.
