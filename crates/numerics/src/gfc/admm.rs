@@ -274,6 +274,7 @@ impl AdmmSolver {
         let mut tmp_m = vec![0.0; m];
         let mut htv = vec![0.0; m];
         let mut tmp_n = vec![0.0; n];
+        let mut rhs = faer::Mat::<f64>::zeros(n, 1);
         let (mut tau_k, mut e_k) = (1.0f64, f64::INFINITY);
         let mut inner_tolerance = o.tolerance;
         let mut error = f64::INFINITY;
@@ -293,7 +294,10 @@ impl AdmmSolver {
             if m > 0 {
                 H.gemv(rho, &tmp_m, 1.0, v);
             }
-            factor.solve_in_place(v)?;
+            // Through a column allocated once (MassFactorization::solve_in_place allocates).
+            rhs.col_as_slice_mut(0).copy_from_slice(v);
+            factor.solve_columns_in_place(rhs.as_mut())?;
+            v.copy_from_slice(rhs.col_as_slice(0));
             // u = P_{K*}(Hᵀ v + s − ξ̂).
             htv.fill(0.0);
             if m > 0 {

@@ -18,8 +18,8 @@ use sprs::CsMat;
 
 use super::factor::MassFactorization;
 use super::problem::GlobalFc3dProblem;
-use crate::fc::nsn_ac::NsnLineSearch;
 use crate::fc::nsn_ac::alart_curnier_ab;
+use crate::fc::nsn_ac::{NsnLineSearch, NsnRhoStrategy, largest_eigenvalue_3x3};
 use crate::fc::problem::{check_finite, check_len};
 use crate::{NumericsError, SolverReport, SolverStatus, options};
 
@@ -32,9 +32,12 @@ pub struct GlobalNsnAcOptions {
     pub tolerance: f64,
     /// Maximum number of Newton iterations (default: `200`, Siconos' default). At least 1.
     pub max_iterations: usize,
-    /// The Alart–Curnier parameter `ρ > 0`, the same for every contact and component (default:
-    /// `1`, Siconos' `dparam[SICONOS_FRICTION_3D_NSN_RHO]` for this solver).
-    pub rho: f64,
+    /// How the Alart–Curnier parameter `ρ` is chosen per contact (default:
+    /// [`NsnRhoStrategy::Constant`]`(1.0)`, Siconos' `dparam[SICONOS_FRICTION_3D_NSN_RHO]` for
+    /// this solver). [`NsnRhoStrategy::SpectralNorm`] takes `ρ_c = 1/λ_max(W_cc)` with the
+    /// Delassus block `W_cc = H_cᵀ M⁻¹ H_c`, computed from the factorization of `M` (three
+    /// solves per contact).
+    pub rho_strategy: NsnRhoStrategy,
     /// The line search on `ψ = ½‖F‖²` (default: [`NsnLineSearch::GoldsteinPrice`], as Siconos).
     pub line_search: NsnLineSearch,
     /// Maximal number of trial steps per line search (default: `1000`, Siconos'
@@ -53,7 +56,7 @@ impl Default for GlobalNsnAcOptions {
         Self {
             tolerance: 1e-10,
             max_iterations: 200,
-            rho: 1.0,
+            rho_strategy: NsnRhoStrategy::Constant(1.0),
             line_search: NsnLineSearch::GoldsteinPrice,
             max_line_search: 1000,
             regularization: 1e-12,
@@ -74,9 +77,9 @@ impl GlobalNsnAcOptions {
         self
     }
 
-    /// Sets [`GlobalNsnAcOptions::rho`].
-    pub fn with_rho(mut self, rho: f64) -> Self {
-        self.rho = rho;
+    /// Sets [`GlobalNsnAcOptions::rho_strategy`].
+    pub fn with_rho_strategy(mut self, rho_strategy: NsnRhoStrategy) -> Self {
+        self.rho_strategy = rho_strategy;
         self
     }
 
@@ -96,7 +99,9 @@ impl GlobalNsnAcOptions {
         options::positive_finite("tolerance", self.tolerance)?;
         options::at_least_one("max_iterations", self.max_iterations)?;
         options::at_least_one("max_line_search", self.max_line_search)?;
-        options::positive_finite("rho", self.rho)?;
+        if let NsnRhoStrategy::Constant(rho) = self.rho_strategy {
+            options::positive_finite("rho_strategy", rho)?;
+        }
         if !self.regularization.is_finite() || self.regularization < 0.0 {
             return Err(NumericsError::InvalidOption {
                 name: "regularization",
@@ -184,11 +189,11 @@ impl GlobalNsnAcSolver {
         check_finite("global nsn-ac global velocity v (warm start)", v)?;
         let o = &self.options;
         // The method needs M invertible (as Siconos assumes): checked once by factorizing it.
-        MassFactorization::new(problem.m())?;
+        let factor = MassFactorization::new(problem.m())?;
         let mut sys = JacobianSystem::new(problem)?;
         let total = n + m;
         let nc = problem.number_of_contacts();
-        let rho = [o.rho; 2];
+        let rho = contact_rho(problem, &factor, o.rho_strategy)?;
         let mu = problem.mu();
         let mut f = vec![0.0; total];
         let mut direction = vec![0.0; total];
@@ -213,7 +218,7 @@ impl GlobalNsnAcSolver {
             for c in 0..nc {
                 let s = 3 * c;
                 let (phi, ac, bc) =
-                    alart_curnier_ab(&[r[s], r[s + 1], r[s + 2]], &[u[s], u[s + 1], u[s + 2]], mu[c], rho);
+                    alart_curnier_ab(&[r[s], r[s + 1], r[s + 2]], &[u[s], u[s + 1], u[s + 2]], mu[c], rho[c]);
                 f[n + s..n + s + 3].copy_from_slice(&phi);
                 a[c] = ac;
                 b[c] = bc;
@@ -250,7 +255,7 @@ impl GlobalNsnAcSolver {
             for _ in 0..o.max_line_search {
                 let psi = trial_merit(
                     problem,
-                    rho,
+                    &rho,
                     t,
                     (&f[..n], &linear_step),
                     (r, dr, &mut r_trial),
@@ -302,6 +307,48 @@ impl GlobalNsnAcSolver {
     }
 }
 
+/// The per-contact `[ρ_N, ρ_T]`: constant, or `1/λ_max(W_cc)` with `W_cc = H_cᵀ M⁻¹ H_c`
+/// (`ρ = 1` when that is not positive and finite), computed by solving `M X = H_c` for the
+/// three columns of each contact.
+fn contact_rho(
+    problem: &GlobalFc3dProblem,
+    factor: &MassFactorization,
+    strategy: NsnRhoStrategy,
+) -> Result<Vec<[f64; 2]>, NumericsError> {
+    let nc = problem.number_of_contacts();
+    let value = match strategy {
+        NsnRhoStrategy::Constant(rho) => return Ok(vec![[rho; 2]; nc]),
+        _ => 1.0,
+    };
+    let n = problem.velocity_size();
+    let H: CsMat<f64> = problem.h().to_csc();
+    let mut x = faer::Mat::<f64>::zeros(n, 3);
+    let mut out = Vec::with_capacity(nc);
+    for c in 0..nc {
+        x.fill(0.0);
+        for l in 0..3 {
+            if let Some(col) = H.outer_view(3 * c + l) {
+                for (i, &h) in col.iter() {
+                    x[(i, l)] = h;
+                }
+            }
+        }
+        factor.solve_columns_in_place(x.as_mut())?;
+        let mut w = [[0.0; 3]; 3];
+        for (k, row) in w.iter_mut().enumerate() {
+            if let Some(col) = H.outer_view(3 * c + k) {
+                for (l, wkl) in row.iter_mut().enumerate() {
+                    *wkl = col.iter().map(|(i, &h)| h * x[(i, l)]).sum();
+                }
+            }
+        }
+        let lambda = largest_eigenvalue_3x3(&w);
+        let rho = if lambda.is_finite() && lambda > 0.0 { 1.0 / lambda } else { value };
+        out.push([rho; 2]);
+    }
+    Ok(out)
+}
+
 /// `out ← M v − q − H r`.
 fn equilibrium(problem: &GlobalFc3dProblem, v: &[f64], r: &[f64], out: &mut [f64]) {
     for (o, q) in out.iter_mut().zip(problem.q()) {
@@ -325,7 +372,7 @@ fn equilibrium_linear(problem: &GlobalFc3dProblem, dv: &[f64], dr: &[f64], out: 
 /// `u = Hᵀ v + b` are affine in `t`.
 fn trial_merit(
     problem: &GlobalFc3dProblem,
-    rho: [f64; 2],
+    rho: &[[f64; 2]],
     t: f64,
     (f_eq, linear_step): (&[f64], &[f64]),
     (r, dr, r_trial): (&[f64], &[f64], &mut [f64]),
@@ -350,7 +397,7 @@ fn trial_merit(
             &[r_trial[s], r_trial[s + 1], r_trial[s + 2]],
             &[u_trial[s], u_trial[s + 1], u_trial[s + 2]],
             mu,
-            rho,
+            rho[c],
         );
         sum += phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2];
     }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use nonsmooth_numerics::faer::Mat;
+use nonsmooth_numerics::fc::nsn_ac::NsnRhoStrategy;
 use nonsmooth_numerics::gfc::{
     AdmmOptions, AdmmRhoStrategy, AdmmSolver, GlobalFc3dProblem, GlobalNsnAcOptions, GlobalNsnAcSolver,
 };
@@ -25,11 +26,12 @@ fn one_contact(q: [f64; 3]) -> GlobalFc3dProblem {
 #[derive(Clone, Copy, Debug)]
 enum Which {
     Newton,
+    NewtonSpectral,
     Admm,
     AdmmBalanced,
 }
 
-const ALL: [Which; 3] = [Which::Newton, Which::Admm, Which::AdmmBalanced];
+const ALL: [Which; 4] = [Which::Newton, Which::NewtonSpectral, Which::Admm, Which::AdmmBalanced];
 
 fn solve_with(
     which: Which,
@@ -41,6 +43,10 @@ fn solve_with(
 ) -> Result<SolverReport, NumericsError> {
     match which {
         Which::Newton => GlobalNsnAcSolver::new(GlobalNsnAcOptions::default().with_tolerance(tol))?.solve(p, r, u, v),
+        Which::NewtonSpectral => GlobalNsnAcSolver::new(
+            GlobalNsnAcOptions::default().with_tolerance(tol).with_rho_strategy(NsnRhoStrategy::SpectralNorm),
+        )?
+        .solve(p, r, u, v),
         Which::Admm => AdmmSolver::new(AdmmOptions::default().with_tolerance(tol))?.solve(p, r, u, v),
         Which::AdmmBalanced => AdmmSolver::new(
             AdmmOptions::default()
