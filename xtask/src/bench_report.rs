@@ -15,9 +15,10 @@
 //! `--quick` (or `NONSMOOTH_BENCH_QUICK=1`) restricts everything to a small subset.
 //!
 //! The FC3D report (`fc3d.md`, `fc3d.csv`, `fc3d-profile.svg`) follows, see [`crate::fc3d_report`],
-//! then the kernel report (`kernel.md`, `kernel.csv`), see [`crate::kernel_report`], then the
+//! then the GFC3D report (`gfc3d.md`, `gfc3d.csv`), see [`crate::gfc3d_report`], then the kernel
+//! report (`kernel.md`, `kernel.csv`), see [`crate::kernel_report`], then the
 //! mechanics report (`mechanics.md`, `mechanics.csv`: the sphere pile, ours and Rapier's), see
-//! [`crate::mechanics_report`]; `--only lcp|fc3d|kernel|mechanics` runs one of the four.
+//! [`crate::mechanics_report`]; `--only lcp|fc3d|gfc3d|kernel|mechanics` runs one of the five.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -44,8 +45,8 @@ pub(crate) struct Options {
     pub(crate) out: Option<PathBuf>,
     pub(crate) reps: u32,
     pub(crate) skip_bench: bool,
-    /// `Some("lcp")`, `Some("fc3d")`, `Some("kernel")` or `Some("mechanics")`: only that report
-    /// (default: all four).
+    /// `Some("lcp")`, `Some("fc3d")`, `Some("gfc3d")`, `Some("kernel")` or `Some("mechanics")`:
+    /// only that report (default: all five).
     pub(crate) only: Option<String>,
     /// The pile sizes of the mechanics report's whole-life part (`--life-sizes 1000,5000`;
     /// default: all of [`crate::mechanics_report::life::life_cases`]).
@@ -74,8 +75,8 @@ impl Options {
                 "--out" => o.out = Some(PathBuf::from(value("--out")?)),
                 "--reps" => o.reps = value("--reps")?.parse().context("--reps needs a positive integer")?,
                 "--only" => match value("--only")?.as_str() {
-                    only @ ("lcp" | "fc3d" | "kernel" | "mechanics") => o.only = Some(only.to_owned()),
-                    other => bail!("--only takes lcp, fc3d, kernel or mechanics, not {other:?}"),
+                    only @ ("lcp" | "fc3d" | "gfc3d" | "kernel" | "mechanics") => o.only = Some(only.to_owned()),
+                    other => bail!("--only takes lcp, fc3d, gfc3d, kernel or mechanics, not {other:?}"),
                 },
                 "--life-sizes" => {
                     let sizes: Result<Vec<usize>, _> = value("--life-sizes")?.split(',').map(str::parse).collect();
@@ -100,7 +101,7 @@ impl Options {
     }
 }
 
-/// Runs the LCP, FC3D, kernel and mechanics reports (or the one `--only` names).
+/// Runs the LCP, FC3D, GFC3D, kernel and mechanics reports (or the one `--only` names).
 pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
     let wanted = |report: &str| o.only.as_deref().is_none_or(|only| only == report);
     if wanted("lcp") {
@@ -108,6 +109,9 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
     }
     if wanted("fc3d") {
         crate::fc3d_report::run(o)?;
+    }
+    if wanted("gfc3d") {
+        crate::gfc3d_report::run(o)?;
     }
     if wanted("kernel") {
         crate::kernel_report::run(o)?;
@@ -538,6 +542,7 @@ mod tests {
         assert_eq!(only("fc3d").unwrap().only.as_deref(), Some("fc3d"));
         assert_eq!(only("lcp").unwrap().only.as_deref(), Some("lcp"));
         assert_eq!(only("mechanics").unwrap().only.as_deref(), Some("mechanics"));
+        assert_eq!(only("gfc3d").unwrap().only.as_deref(), Some("gfc3d"));
         assert!(only("mlcp").is_err());
     }
 }

@@ -6,13 +6,15 @@
 //!   problems when `python3-siconos` is installed; writes `docs/benchmarks/lcp.{md,csv}` and
 //!   `docs/benchmarks/lcp-ratios.svg`; then the FC3D benches, our parallel NSGS timings and
 //!   Siconos 4.4's FC3D solvers, written to `docs/benchmarks/fc3d.{md,csv}` and
-//!   `docs/benchmarks/fc3d-profile.svg`; then the kernel time-stepping benches (bouncing ball,
+//!   `docs/benchmarks/fc3d-profile.svg`; then our global frictional contact solvers next to
+//!   Siconos 4.4's `GFC3D_NSN_AC` and `GFC3D_ADMM`, written to `docs/benchmarks/gfc3d.{md,csv}`;
+//!   then the kernel time-stepping benches (bouncing ball,
 //!   bead column and stack) next to Siconos 4.4's Moreau–Jean loop on the same models, written to
 //!   `docs/benchmarks/kernel.{md,csv}`; then the sphere pile, ours (NSGS sequential
 //!   and on 2 threads) and Rapier's in the same run, and its whole life (ours, Rapier, Siconos 4.4
 //!   and MuJoCo windows, by phase), written to `docs/benchmarks/mechanics.{md,csv}` and
-//!   `mechanics-life.csv` (`--only lcp|fc3d|kernel|mechanics` runs one of the four). See [`bench_report`],
-//!   [`fc3d_report`], [`kernel_report`] and [`mechanics_report`].
+//!   `mechanics-life.csv` (`--only lcp|fc3d|gfc3d|kernel|mechanics` runs one of the five). See
+//!   [`bench_report`], [`fc3d_report`], [`gfc3d_report`], [`kernel_report`] and [`mechanics_report`].
 //! - `system-deps`: fails when a package of the dependency graph links a native library
 //!   ([`system_deps`]).
 
@@ -23,6 +25,7 @@ use anyhow::{Context, bail};
 mod bench_report;
 mod criterion;
 mod fc3d_report;
+mod gfc3d_report;
 mod kernel_report;
 mod mechanics_report;
 mod report;
@@ -47,10 +50,11 @@ commands:
     --reps N               timed repetitions per pair (kernel: per case) in the Siconos scripts
                            (default: 5)
     --skip-bench           reuse the criterion results of the last run with the same baseline
-    --only lcp|fc3d|kernel|mechanics
-                           only the LCP, the FC3D, the kernel or the mechanics report (default:
-                           all four; the FC3D report writes docs/benchmarks/fc3d.md, fc3d.csv and
-                           fc3d-profile.svg, the kernel report kernel.md and kernel.csv, the
+    --only lcp|fc3d|gfc3d|kernel|mechanics
+                           only the LCP, the FC3D, the GFC3D, the kernel or the mechanics report
+                           (default: all five; the FC3D report writes docs/benchmarks/fc3d.md,
+                           fc3d.csv and fc3d-profile.svg, the GFC3D report gfc3d.md and
+                           gfc3d.csv, the kernel report kernel.md and kernel.csv, the
                            mechanics report mechanics.md, mechanics.csv and
                            mechanics-life.csv)
     --life-sizes N[,N]     the pile sizes of the mechanics report's whole-life part, among

@@ -70,8 +70,10 @@ struct SolveArgs {
     /// The solver (LCP: lemke, pgs, psor, enum, newton-fb, newton-min, bpp, default lemke; MLCP:
     /// enum, pgs, lemke, default enum, or lemke when the enumeration would try more than 2^35 /
     /// (n + m)^3 cases; relay: lemke, pgs, default lemke; FC3D and GFC3D: nsgs, nsgs-projection,
-    /// nsgs-quartic, nsn-ac, prox, default nsgs; FC2D and GFC2D: nsgs, nsgs-dense, lemke, default
-    /// nsgs). An enumeration that large is refused unless --max-iterations bounds it.
+    /// nsgs-quartic, nsn-ac, prox, default nsgs (on GFC3D files these solve the condensed local
+    /// problem); GFC3D also global-nsn-ac and admm (on the global form); FC2D and GFC2D: nsgs,
+    /// nsgs-dense, lemke, default nsgs). An enumeration that large is refused unless
+    /// --max-iterations bounds it.
     #[arg(long)]
     solver: Option<String>,
     /// Tolerance on the problem's error measure, positive (default: the solver's).

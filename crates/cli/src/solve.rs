@@ -22,7 +22,9 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use nonsmooth::numerics::fc::{Fc2dMethod, Fc3dMethod};
-use nonsmooth::numerics::gfc::{GlobalFcOptions, GlobalFcSolver};
+use nonsmooth::numerics::gfc::{
+    AdmmOptions, AdmmSolver, GlobalFcOptions, GlobalFcSolver, GlobalNsnAcOptions, GlobalNsnAcSolver,
+};
 use nonsmooth::numerics::io::{self, Problem};
 use nonsmooth::numerics::lcp::LcpMethod;
 use nonsmooth::numerics::mlcp::{MlcpMethod, MlcpProblem};
@@ -54,6 +56,17 @@ const DEFAULT_LARGE_MLCP_SOLVER: &str = "lemke";
 /// second). Above it the enumeration is refused up front,
 /// or, as the default MLCP solver, replaced by [`DEFAULT_LARGE_MLCP_SOLVER`].
 const MAX_ENUMERATION_WORK: f64 = (1u64 << 35) as f64;
+
+/// GFC3D solver name of the semismooth Newton method on the global Alart–Curnier function
+/// ([`GlobalNsnAcSolver`], Siconos' `GFC3D_NSN_AC`); `nsn-ac` on a GFC3D file is the local
+/// Newton method after condensation (Siconos' `GFC3D_NSN_AC_WR`).
+const GLOBAL_NSN_AC: &str = "global-nsn-ac";
+
+/// GFC3D solver name of ADMM on the global form ([`AdmmSolver`], Siconos' `GFC3D_ADMM`).
+const GLOBAL_ADMM: &str = "admm";
+
+/// The GFC3D solvers that work on the global form (the others condense onto the local one).
+const GLOBAL_FC3D_SOLVERS: [&str; 2] = [GLOBAL_NSN_AC, GLOBAL_ADMM];
 
 /// Relay solver used when `--solver` is absent: Lemke on the LCP reformulation (exact).
 const DEFAULT_RELAY_SOLVER: &str = "lemke";
@@ -272,14 +285,42 @@ fn solve(args: &SolveArgs, problem: &Problem) -> Result<Solved, Outcome> {
         }
         Problem::GlobalFc3d(gfc) => {
             let name = args.solver.as_deref().unwrap_or(DEFAULT_FC3D_SOLVER);
-            let Some(method) = Fc3dMethod::from_name(name, None, max_iterations) else {
-                return Err(unknown_solver(name, kind, &Fc3dMethod::NAMES));
-            };
-            let local_name = method.clone().build().map_err(bad_input)?.name();
-            let options = global_options(GlobalFcOptions::default().with_fc3d_method(method), tolerance, limit);
-            let mut solver = GlobalFcSolver::new(options).map_err(bad_input)?;
             let sizes = [("r", size), ("u", size), ("v", gfc.velocity_size())];
-            time_solves(local_name, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v)).map_err(bad_input)?
+            match name {
+                GLOBAL_NSN_AC => {
+                    let mut options = GlobalNsnAcOptions::default();
+                    if let Some(t) = tolerance {
+                        options = options.with_tolerance(t);
+                    }
+                    if let Some(k) = max_iterations {
+                        options = options.with_max_iterations(k);
+                    }
+                    let mut solver = GlobalNsnAcSolver::new(options).map_err(bad_input)?;
+                    time_solves(GLOBAL_NSN_AC, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v))
+                        .map_err(bad_input)?
+                }
+                GLOBAL_ADMM => {
+                    let mut options = AdmmOptions::default();
+                    if let Some(t) = tolerance {
+                        options = options.with_tolerance(t);
+                    }
+                    if let Some(k) = max_iterations {
+                        options = options.with_max_iterations(k);
+                    }
+                    let mut solver = AdmmSolver::new(options).map_err(bad_input)?;
+                    time_solves(GLOBAL_ADMM, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v)).map_err(bad_input)?
+                }
+                _ => {
+                    let Some(method) = Fc3dMethod::from_name(name, None, max_iterations) else {
+                        let valid: Vec<&str> = Fc3dMethod::NAMES.iter().copied().chain(GLOBAL_FC3D_SOLVERS).collect();
+                        return Err(unknown_solver(name, kind, &valid));
+                    };
+                    let local_name = method.clone().build().map_err(bad_input)?.name();
+                    let options = global_options(GlobalFcOptions::default().with_fc3d_method(method), tolerance, limit);
+                    let mut solver = GlobalFcSolver::new(options).map_err(bad_input)?;
+                    time_solves(local_name, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v)).map_err(bad_input)?
+                }
+            }
         }
         Problem::GlobalFc2d(gfc) => {
             let name = args.solver.as_deref().unwrap_or(Fc2dMethod::DEFAULT_NAME);

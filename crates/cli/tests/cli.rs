@@ -304,7 +304,8 @@ fn relay_files_are_solved() {
 
 /// Frictional contact files are solved: FC3D by NSGS (three local solvers), NSN-AC and PROX, FC2D
 /// by Lemke on the LCP reformulation and by NSGS, FCLIB files as `.dat` ones, global files by
-/// condensation (GFC3D with NSGS on the local form, GFC2D with Lemke and NSGS); the residual is
+/// condensation (GFC3D with NSGS on the local form, GFC2D with Lemke and NSGS) and on the global
+/// form (GFC3D with the global Newton method and ADMM); the residual is
 /// the problem's own error measure (global error for global files).
 #[test]
 fn frictional_contact_files_are_solved() {
@@ -320,6 +321,9 @@ fn frictional_contact_files_are_solved() {
         ("siconos/fc3d/LMGC_100_PR_PerioBox-i00361-60-03000.hdf5", "prox", "fc3d"),
         ("siconos/gfc3d/Box_Stacks-i0122-82-5.hdf5", "prox", "gfc3d"),
         ("siconos/gfc3d/GFC3D_TwoRods1.dat", "nsgs", "gfc3d"),
+        ("siconos/gfc3d/GFC3D_TwoRods1.dat", "global-nsn-ac", "gfc3d"),
+        ("siconos/gfc3d/GFC3D_TwoRods1.dat", "admm", "gfc3d"),
+        ("siconos/gfc3d/Box_Stacks-i0122-82-5.hdf5", "global-nsn-ac", "gfc3d"),
         ("siconos/gfc2d/gfc2d_granularflowonwall_00069_00350.dat", "lemke", "gfc2d"),
         ("siconos/gfc2d/gfc2d_granularflowonwall_00069_00350.dat", "nsgs", "gfc2d"),
     ] {

@@ -136,7 +136,11 @@ fn families() -> Vec<(String, PathBuf, Vec<&'static str>)> {
         families.extend([
             ("mlcp".to_owned(), siconos.join("mlcp/m3n2_mlcp.dat"), MlcpMethod::NAMES.to_vec()),
             ("relay".to_owned(), siconos.join("relay/relay_2x2.dat"), RelayMethod::NAMES.to_vec()),
-            ("gfc3d".to_owned(), siconos.join("gfc3d/GFC3D_OneContact.dat"), Fc3dMethod::NAMES.to_vec()),
+            (
+                "gfc3d".to_owned(),
+                siconos.join("gfc3d/GFC3D_OneContact.dat"),
+                Fc3dMethod::NAMES.iter().copied().chain(["global-nsn-ac", "admm"]).collect(),
+            ),
             (
                 "gfc2d".to_owned(),
                 siconos.join("gfc2d/gfc2d_granularflowonwall_00000_00117.dat"),

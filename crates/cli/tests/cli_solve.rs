@@ -181,3 +181,52 @@ fn fc2d_7002_contacts_with_the_default_solver() {
     assert_eq!(code(&out), 2, "stdout {} stderr {}", stdout(&out), stderr(&out));
     assert!(stderr(&out).contains("21006 x 21006") && stderr(&out).contains("use the solver nsgs"), "{}", stderr(&out));
 }
+
+/// The solvers on the global form of GFC3D problems are chosen by name (`global-nsn-ac`,
+/// `admm`), reach 1e-8 on the collection's `.dat` files, write `r`, `u`, `v`, and are listed
+/// among the valid names of an unknown one; they are not FC3D solvers.
+#[test]
+fn gfc3d_global_solvers_by_name() {
+    let Some(data) = data_dir() else { return };
+    let dir = temp_dir("cli_solve", "gfc3d_global");
+    for file in ["GFC3D_Example1.dat", "GFC3D_OneContact.dat", "GFC3D_TwoRods1.dat"] {
+        let path = data.join("siconos/gfc3d").join(file);
+        for solver in ["global-nsn-ac", "admm"] {
+            let out_file = dir.join(format!("{file}.{solver}.json"));
+            let out = run(&[
+                "solve",
+                str_path(&path),
+                "--solver",
+                solver,
+                "--tolerance",
+                "1e-8",
+                "--output",
+                str_path(&out_file),
+                "--json",
+            ]);
+            assert_eq!(code(&out), 0, "{file} {solver}: stdout {} stderr {}", stdout(&out), stderr(&out));
+            let v = json_line(&out);
+            assert_eq!(v["problem"], "gfc3d");
+            assert_eq!(v["solver"], solver);
+            assert_eq!(v["status"], "converged", "{file} {solver}: {v}");
+            assert!(v["residual"].as_f64().expect("a number") <= 1e-8, "{file} {solver}: {v}");
+            let text = std::fs::read_to_string(&out_file).expect("the solution file");
+            let sol: Value = serde_json::from_str(&text).expect("JSON");
+            let Problem::GlobalFc3d(p) = read_problem(&path, None).expect("readable") else {
+                panic!("{file}: not gfc3d")
+            };
+            let (r, u, gv) =
+                (numbers(&sol["vectors"]["r"]), numbers(&sol["vectors"]["u"]), numbers(&sol["vectors"]["v"]));
+            assert_eq!((r.len(), u.len(), gv.len()), (p.size(), p.size(), p.velocity_size()));
+            let mut u2 = vec![0.0; p.size()];
+            let err = p.compute_error(&r, &mut u2, &gv).expect("sizes match");
+            assert!(err <= 1e-8, "{file} {solver}: error {err} of the written solution");
+        }
+    }
+    let path = data.join("siconos/gfc3d/GFC3D_TwoRods1.dat");
+    let out = run(&["solve", str_path(&path), "--solver", "nope"]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("global-nsn-ac, admm"), "{}", stderr(&out));
+    let out = run(&["solve", str_path(&shipped("pile_fc3d.dat")), "--solver", "admm"]);
+    assert_eq!(code(&out), 2, "admm is not an FC3D solver: {}", stderr(&out));
+}

@@ -14,6 +14,7 @@ mod fc_prox;
 mod fc_quartic;
 mod fclib;
 mod gfc;
+mod gfc_solvers;
 mod io;
 mod io_limits;
 mod lcp_bpp;
