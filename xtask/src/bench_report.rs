@@ -37,6 +37,14 @@ pub(crate) const QUICK_ENV: &str = "NONSMOOTH_BENCH_QUICK";
 /// The interpreter that has python3-siconos (Debian's system Python).
 pub(crate) const PYTHON: &str = "/usr/bin/python3";
 
+/// A command running [`PYTHON`] with `-s`: without the user's site folder, whose packages (a newer
+/// numpy, say) would shadow the Debian ones python3-siconos is built against.
+pub(crate) fn python() -> Command {
+    let mut command = Command::new(PYTHON);
+    command.arg("-s");
+    command
+}
+
 /// Options of `bench-report`.
 #[derive(Debug)]
 pub(crate) struct Options {
@@ -204,7 +212,7 @@ fn run_lcp(o: &Options) -> anyhow::Result<()> {
             eprintln!("bench-report: running Siconos ({version})");
             let results = work.join("siconos.jsonl");
             let script = root.join("xtask/siconos_lcp.py");
-            let mut py = Command::new(PYTHON);
+            let mut py = python();
             py.arg(&script)
                 .arg(problems_dir.join("manifest.json"))
                 .arg("--out")
@@ -386,7 +394,7 @@ fn quality(nonsmooth: &Path, p: &ManifestProblem, solver: &str, cap: Option<u64>
 
 /// `Ok(version)` when python3-siconos can be imported, else why not.
 pub(crate) fn siconos_available() -> Result<String, String> {
-    let import = Command::new(PYTHON).args(["-c", "import siconos.numerics"]).output();
+    let import = python().args(["-c", "import siconos.numerics"]).output();
     match import {
         Ok(o) if o.status.success() => {}
         Ok(_) => return Err("python3-siconos missing".into()),

@@ -26,7 +26,7 @@ use anyhow::{Context, bail};
 use serde_json::Value;
 
 use crate::bench_report::{
-    Options, PYTHON, commit, cpu_model, folders, quick_env, siconos_available, target_dir, utc_now,
+    Options, commit, cpu_model, folders, python, quick_env, siconos_available, target_dir, utc_now,
 };
 use crate::report::{
     Header, Side, cell, csv_field, header_markdown, iterations, median, opt, opt_f64, ratio, residual, seconds,
@@ -624,7 +624,7 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
             eprintln!("bench-report: running Siconos' FC3D solvers ({version})");
             let results = work.join("siconos-fc3d.jsonl");
             let siconos_manifest = siconos_manifest(&manifest, &work)?;
-            let mut py = Command::new(PYTHON);
+            let mut py = python();
             py.arg(root.join("xtask/siconos_fc3d.py"))
                 .arg(&siconos_manifest)
                 .arg("--out")

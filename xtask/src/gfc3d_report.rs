@@ -21,7 +21,7 @@ use std::time::Instant;
 use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
-use crate::bench_report::{Options, PYTHON, commit, cpu_model, folders, target_dir, utc_now};
+use crate::bench_report::{Options, PYTHON, commit, cpu_model, folders, python, target_dir, utc_now};
 use crate::report::{self, Header, Side, cell, csv_field, opt, opt_f64};
 use crate::{cargo, project_root, run_checked};
 
@@ -114,9 +114,8 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
             eprintln!("bench-report: running Siconos' GFC3D solvers ({version})");
             let manifest = siconos_manifest(&nonsmooth, &files, &work)?;
             let results = work.join("siconos-gfc3d.jsonl");
-            let mut py = Command::new(PYTHON);
-            py.arg("-s")
-                .arg(root.join("xtask/siconos_gfc3d.py"))
+            let mut py = python();
+            py.arg(root.join("xtask/siconos_gfc3d.py"))
                 .arg(&manifest)
                 .arg("--out")
                 .arg(&results)
@@ -182,7 +181,7 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
 /// `Ok(version)` when `python3 -s` imports siconos.numerics (the `-s` keeps a user-site numpy
 /// from shadowing the Debian one Siconos is built against), else why not.
 fn siconos_version() -> Result<String, String> {
-    match Command::new(PYTHON).args(["-s", "-c", "import siconos.numerics"]).output() {
+    match python().args(["-c", "import siconos.numerics"]).output() {
         Ok(o) if o.status.success() => {}
         Ok(_) => return Err("python3-siconos missing or not importable".into()),
         Err(_) => return Err(format!("{PYTHON} not found")),

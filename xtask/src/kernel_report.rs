@@ -32,7 +32,7 @@ use anyhow::Context;
 use serde_json::Value;
 
 use crate::bench_report::{
-    Options, PYTHON, commit, cpu_model, folders, quick_env, siconos_available, target_dir, utc_now,
+    Options, commit, cpu_model, folders, python, quick_env, siconos_available, target_dir, utc_now,
 };
 use crate::report::{Header, cell, csv_field, header_markdown, opt, opt_f64, ratio, seconds};
 use crate::{cargo, criterion, project_root, run_checked};
@@ -523,7 +523,7 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
         Ok(version) => {
             eprintln!("bench-report: running Siconos' time-stepping ({version})");
             let results = work.join("siconos-kernel.jsonl");
-            let mut py = Command::new(PYTHON);
+            let mut py = python();
             py.arg(root.join("xtask/siconos_kernel.py"))
                 .arg("--out")
                 .arg(&results)

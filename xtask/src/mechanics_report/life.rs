@@ -25,6 +25,7 @@ use anyhow::Context;
 use serde_json::Value;
 
 use super::RADIUS;
+use crate::bench_report::python;
 use crate::report::{cell, csv_field, opt_f64};
 
 /// Falling: the steps up to the last one whose kinetic energy is at least this fraction of the
@@ -806,8 +807,8 @@ pub(crate) fn build_shim(root: &Path, target: &Path) -> Result<PathBuf, String> 
 
 /// Whether Siconos' mechanics with Bullet imports under `/usr/bin/python3 -s`.
 pub(crate) fn siconos_available() -> Result<(), String> {
-    let output = Command::new("/usr/bin/python3")
-        .args(["-s", "-c", "import siconos.mechanics.collision.bullet"])
+    let output = python()
+        .args(["-c", "import siconos.mechanics.collision.bullet"])
         .output()
         .map_err(|e| format!("cannot run /usr/bin/python3: {e}"))?;
     if output.status.success() {
@@ -914,8 +915,8 @@ pub(crate) fn run_case(case: LifeCase, tools: &LifeTools) -> LifeResult {
         (Err(e), _) => Err(format!("ours not measured: {e}")),
         (_, Err(e)) => Err(e.clone()),
         (Ok(o), Ok(())) => Ok(windows(case, o, &states, "siconos", case.siconos_window, &|state| {
-            let mut cmd = Command::new("/usr/bin/python3");
-            cmd.arg("-s").arg(scripts.join("siconos_pile.py")).arg("--state").arg(state);
+            let mut cmd = python();
+            cmd.arg(scripts.join("siconos_pile.py")).arg("--state").arg(state);
             if let Ok(shim) = &tools.shim {
                 cmd.env("LD_PRELOAD", shim);
             }
