@@ -13,7 +13,9 @@ use nonsmooth_kernel::model::{
 use nonsmooth_kernel::numerics::fc::nsgs::NsgsOptions;
 use nonsmooth_kernel::numerics::fc::nsgs2d::Nsgs2dOptions;
 use nonsmooth_kernel::numerics::fc::{Fc2dMethod, Fc3dMethod};
-use nonsmooth_kernel::numerics::gfc::GlobalFcOptions;
+use nonsmooth_kernel::numerics::gfc::{
+    AdmmOptions, AdmmSolver, GlobalFcOptions, GlobalNsnAcOptions, GlobalNsnAcSolver,
+};
 use nonsmooth_kernel::simulation::{
     GlobalFrictionContact, MoreauJeanGlobalOsi, MoreauJeanOsi, NonConvergencePolicy, OneStepIntegrator,
     OneStepNsProblem, OneStepProblem, ProblemLevel, TimeDiscretisation, TimeStepping, TimeSteppingOptions,
@@ -37,7 +39,7 @@ fn thrown_ball(ds: impl SecondOrderDs + 'static, dimension: usize) -> Result<(Ns
 }
 
 /// Runs `sim` to its end and returns the rows `q, v, p(1), λ(1)` of the ball and the contact
-/// after each step, with the number of steps with a contact impulse.
+/// after each step, with the number of steps with a contact impulse (`λ_N > 1e-12`).
 fn run(mut sim: TimeStepping, ball: DsId, contact: InteractionId) -> Result<(Vec<Vec<f64>>, usize), KernelError> {
     let mut rows = Vec::new();
     let mut impulses = 0;
@@ -46,7 +48,7 @@ fn run(mut sim: TimeStepping, ball: DsId, contact: InteractionId) -> Result<(Vec
         assert!(report.solver().is_none_or(|r| r.is_converged()), "{report:?}");
         let state = sim.nsds().ds(ball)?.state();
         let lambda = sim.nsds().interaction(contact)?.lambda(1);
-        impulses += usize::from(lambda[0] != 0.0);
+        impulses += usize::from(lambda[0].abs() > 1e-12);
         rows.push([state.q(), state.v(), state.p(1), lambda].concat());
     }
     Ok((rows, impulses))
@@ -78,11 +80,20 @@ fn local(dimension: usize) -> Result<OneStepNsProblem, KernelError> {
 /// The same model under both schemes: the maximum difference of the rows and the number of
 /// steps with an impulse.
 fn compare(make: impl Fn() -> Result<(Nsds, DsId, InteractionId), KernelError>, dimension: usize) -> (f64, usize) {
+    compare_with(make, global(dimension).expect("valid problem"), dimension)
+}
+
+/// As [`compare`], with the global problem `problem`.
+fn compare_with(
+    make: impl Fn() -> Result<(Nsds, DsId, InteractionId), KernelError>,
+    problem: GlobalFrictionContact,
+    dimension: usize,
+) -> (f64, usize) {
     let (nsds, ball, contact) = make().expect("valid model");
     let sim = TimeStepping::new(
         nsds,
         MoreauJeanGlobalOsi::with_theta(0.5).expect("valid theta"),
-        global(dimension).expect("valid problem"),
+        problem,
         grid().expect("valid grid"),
         TimeSteppingOptions::default(),
     )
@@ -149,6 +160,31 @@ fn a_ball_bouncing_on_the_ground_follows_the_local_scheme_in_3d_and_2d() {
         assert!(impulses > 100, "the ball bounces and comes to rest on the ground: {impulses}");
         assert!(difference <= 1e-12, "{dimension}D: max |difference| = {difference:e}");
     }
+}
+
+/// The solvers on the global form itself (the Alart–Curnier Newton and ADMM) give the trajectory
+/// of the condensation at their tolerance, and refuse 2D problems when the problem is built.
+#[test]
+fn the_native_global_solvers_follow_the_local_scheme() {
+    let newton = GlobalNsnAcSolver::new(GlobalNsnAcOptions::default().with_tolerance(1e-12)).expect("valid options");
+    let problem = GlobalFrictionContact::new(3, newton).expect("3D");
+    let (difference, impulses) = compare_with(|| thrown_ball(linear_ball()?, 3), problem, 3);
+    println!("global NSN-AC: max |global − local| = {difference:e}, {impulses} impulses");
+    assert!(impulses > 100, "{impulses}");
+    assert!(difference <= 1e-9, "global NSN-AC: max |difference| = {difference:e}");
+
+    let admm = AdmmSolver::new(AdmmOptions::default().with_tolerance(1e-12).with_max_iterations(100_000))
+        .expect("valid options");
+    let problem = GlobalFrictionContact::new(3, admm).expect("3D");
+    let (difference, impulses) = compare_with(|| thrown_ball(linear_ball()?, 3), problem, 3);
+    println!("ADMM: max |global − local| = {difference:e}, {impulses} impulses");
+    assert!(impulses > 100, "{impulses}");
+    assert!(difference <= 1e-9, "ADMM: max |difference| = {difference:e}");
+
+    let newton = GlobalNsnAcSolver::new(GlobalNsnAcOptions::default()).expect("valid options");
+    assert!(matches!(GlobalFrictionContact::new(2, newton), Err(KernelError::InvalidOption { .. })));
+    let admm = AdmmSolver::new(AdmmOptions::default()).expect("valid options");
+    assert!(matches!(GlobalFrictionContact::new(2, admm), Err(KernelError::InvalidOption { .. })));
 }
 
 #[test]

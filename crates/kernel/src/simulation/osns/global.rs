@@ -23,7 +23,10 @@
 //! [`super::OneStepNsProblem`] (`W_loc = H_α W⁻¹ H_βᵀ`, `q_loc = H v_free + b`).
 
 use faer::Mat;
-use nonsmooth_numerics::gfc::{GlobalFc2dProblem, GlobalFc3dProblem, GlobalFcOptions, GlobalFcProblem, GlobalFcSolver};
+use nonsmooth_numerics::gfc::{
+    AdmmSolver, GlobalFc2dProblem, GlobalFc3dProblem, GlobalFcOptions, GlobalFcProblem, GlobalFcSolver,
+    GlobalNsnAcSolver,
+};
 use nonsmooth_numerics::matrix::{DuplicateBlocks, NumericsMatrix, SparseBlockMatrix};
 use nonsmooth_numerics::{NumericsError, SolverReport};
 
@@ -42,8 +45,9 @@ type SolveFn<const D: usize> = fn(
 
 /// A solver of the global frictional contact problem `M v = q + H r`, `u = Hᵀ v + b`,
 /// `K ∋ r ⊥ û ∈ K*` in 2D and 3D, as [`GlobalFrictionContact`] calls it. Implemented by numerics'
-/// [`GlobalFcSolver`] (by condensation, Siconos' `*_WR` solvers); another solver plugs in by
-/// implementing it.
+/// [`GlobalFcSolver`] (by condensation, Siconos' `*_WR` solvers) and by the solvers on the global
+/// form itself, [`GlobalNsnAcSolver`] (Siconos' `GFC3D_NSN_AC`) and [`AdmmSolver`] (Siconos'
+/// `GFC3D_ADMM`), which are 3D only; another solver plugs in by implementing it.
 pub trait GlobalSolver: Send + std::fmt::Debug {
     /// Solves the 2D problem: `r` is the warm start on entry and the reactions on exit; `u`
     /// and `v` are overwritten with the local and global velocities.
@@ -70,6 +74,12 @@ pub trait GlobalSolver: Send + std::fmt::Debug {
         u: &mut [f64],
         v: &mut [f64],
     ) -> Result<SolverReport, NumericsError>;
+
+    /// Whether the solver takes problems of contact dimension `dimension` (2 or 3); checked when
+    /// the one-step problem is built. Default: both.
+    fn supports(&self, dimension: usize) -> bool {
+        dimension == 2 || dimension == 3
+    }
 }
 
 impl GlobalSolver for GlobalFcSolver {
@@ -81,6 +91,65 @@ impl GlobalSolver for GlobalFcSolver {
         v: &mut [f64],
     ) -> Result<SolverReport, NumericsError> {
         self.solve(problem, r, u, v)
+    }
+
+    fn solve_3d(
+        &mut self,
+        problem: &GlobalFc3dProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+        v: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
+        self.solve(problem, r, u, v)
+    }
+}
+
+/// The solvers on the global form itself are 3D only: a 2D problem is refused.
+fn global_form_is_3d_only(solver: &'static str) -> NumericsError {
+    NumericsError::InvalidOption { name: solver, reason: "solves 3D global problems only; use GlobalFcSolver in 2D" }
+}
+
+impl GlobalSolver for GlobalNsnAcSolver {
+    fn supports(&self, dimension: usize) -> bool {
+        dimension == 3
+    }
+
+    /// Refused: [`NumericsError::InvalidOption`].
+    fn solve_2d(
+        &mut self,
+        _problem: &GlobalFc2dProblem,
+        _r: &mut [f64],
+        _u: &mut [f64],
+        _v: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
+        Err(global_form_is_3d_only("GlobalNsnAcSolver"))
+    }
+
+    fn solve_3d(
+        &mut self,
+        problem: &GlobalFc3dProblem,
+        r: &mut [f64],
+        u: &mut [f64],
+        v: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
+        self.solve(problem, r, u, v)
+    }
+}
+
+impl GlobalSolver for AdmmSolver {
+    fn supports(&self, dimension: usize) -> bool {
+        dimension == 3
+    }
+
+    /// Refused: [`NumericsError::InvalidOption`].
+    fn solve_2d(
+        &mut self,
+        _problem: &GlobalFc2dProblem,
+        _r: &mut [f64],
+        _u: &mut [f64],
+        _v: &mut [f64],
+    ) -> Result<SolverReport, NumericsError> {
+        Err(global_form_is_3d_only("AdmmSolver"))
     }
 
     fn solve_3d(
@@ -126,10 +195,17 @@ impl GlobalFrictionContact {
     /// The problem of contact dimension `dimension` (2 or 3) solved by `solver`.
     ///
     /// # Errors
-    /// [`KernelError::InvalidOption`] when `dimension` is not 2 or 3.
+    /// [`KernelError::InvalidOption`] when `dimension` is not 2 or 3, or when `solver` does not
+    /// take that dimension ([`GlobalSolver::supports`]).
     pub fn new(dimension: usize, solver: impl GlobalSolver + 'static) -> Result<Self, KernelError> {
         if dimension != 2 && dimension != 3 {
             return Err(KernelError::InvalidOption { name: "dimension", reason: "must be 2 or 3" });
+        }
+        if !solver.supports(dimension) {
+            return Err(KernelError::InvalidOption {
+                name: "solver",
+                reason: "the solver does not take global problems of this contact dimension",
+            });
         }
         Ok(Self {
             dimension,
