@@ -104,64 +104,43 @@ impl GlobalSolver for GlobalFcSolver {
     }
 }
 
-/// The solvers on the global form itself are 3D only: a 2D problem is refused.
-fn global_form_is_3d_only(solver: &'static str) -> NumericsError {
-    NumericsError::InvalidOption { name: solver, reason: "solves 3D global problems only; use GlobalFcSolver in 2D" }
+/// The solvers on the global form itself are 3D only: [`GlobalSolver::supports`] keeps them out
+/// of 2D problems, and a 2D solve is refused with [`NumericsError::InvalidOption`].
+macro_rules! global_form_solver {
+    ($($solver:ident),*) => {$(
+        impl GlobalSolver for $solver {
+            fn supports(&self, dimension: usize) -> bool {
+                dimension == 3
+            }
+
+            /// Refused: [`NumericsError::InvalidOption`].
+            fn solve_2d(
+                &mut self,
+                _problem: &GlobalFc2dProblem,
+                _r: &mut [f64],
+                _u: &mut [f64],
+                _v: &mut [f64],
+            ) -> Result<SolverReport, NumericsError> {
+                Err(NumericsError::InvalidOption {
+                    name: stringify!($solver),
+                    reason: "solves 3D global problems only; use GlobalFcSolver in 2D",
+                })
+            }
+
+            fn solve_3d(
+                &mut self,
+                problem: &GlobalFc3dProblem,
+                r: &mut [f64],
+                u: &mut [f64],
+                v: &mut [f64],
+            ) -> Result<SolverReport, NumericsError> {
+                self.solve(problem, r, u, v)
+            }
+        }
+    )*};
 }
 
-impl GlobalSolver for GlobalNsnAcSolver {
-    fn supports(&self, dimension: usize) -> bool {
-        dimension == 3
-    }
-
-    /// Refused: [`NumericsError::InvalidOption`].
-    fn solve_2d(
-        &mut self,
-        _problem: &GlobalFc2dProblem,
-        _r: &mut [f64],
-        _u: &mut [f64],
-        _v: &mut [f64],
-    ) -> Result<SolverReport, NumericsError> {
-        Err(global_form_is_3d_only("GlobalNsnAcSolver"))
-    }
-
-    fn solve_3d(
-        &mut self,
-        problem: &GlobalFc3dProblem,
-        r: &mut [f64],
-        u: &mut [f64],
-        v: &mut [f64],
-    ) -> Result<SolverReport, NumericsError> {
-        self.solve(problem, r, u, v)
-    }
-}
-
-impl GlobalSolver for AdmmSolver {
-    fn supports(&self, dimension: usize) -> bool {
-        dimension == 3
-    }
-
-    /// Refused: [`NumericsError::InvalidOption`].
-    fn solve_2d(
-        &mut self,
-        _problem: &GlobalFc2dProblem,
-        _r: &mut [f64],
-        _u: &mut [f64],
-        _v: &mut [f64],
-    ) -> Result<SolverReport, NumericsError> {
-        Err(global_form_is_3d_only("AdmmSolver"))
-    }
-
-    fn solve_3d(
-        &mut self,
-        problem: &GlobalFc3dProblem,
-        r: &mut [f64],
-        u: &mut [f64],
-        v: &mut [f64],
-    ) -> Result<SolverReport, NumericsError> {
-        self.solve(problem, r, u, v)
-    }
-}
+global_form_solver!(GlobalNsnAcSolver, AdmmSolver);
 
 /// The global frictional-contact problem of a time-stepping simulation at
 /// [`ProblemLevel::GlobalVelocity`] (Siconos' `GlobalFrictionContact`; the module documentation
