@@ -28,8 +28,8 @@
 //! - point, 3 rows: `P₁ − P₂`; `H₁ = [I | −R₁ skew(a₁)]`, `H₂ = [−I | R₂ skew(a₂)]`;
 //! - orientation along a body-1 unit vector `e`: `e·r⃗`; `H₁ = [0 | ½(r₀ e + e × r⃗)ᵀ]`,
 //!   `H₂ = [0 | −½ (R_c (r₀ e − e × r⃗))ᵀ]`;
-//! - line along a body-1 unit vector `V`: `V·R₁ᵀ(P₁ − P₂)`;
-//!   `H₁ = [(R₁V)ᵀ | (V × R₁ᵀ(x₁ − P₂))ᵀ]`, `H₂ = [−(R₁V)ᵀ | ((R₂ᵀR₁V) × a₂)ᵀ]`.
+//! - line along a body-1 unit vector `V`: `V·R₁ᵀ(P₂ − P₁)`;
+//!   `H₁ = [−(R₁V)ᵀ | (V × R₁ᵀ(P₂ − x₁))ᵀ]`, `H₂ = [(R₁V)ᵀ | (a₂ × R₂ᵀR₁V)ᵀ]`.
 //!
 //! | joint | rows | free motion |
 //! |---|---|---|
@@ -45,6 +45,15 @@
 //! displacement `d = A·R₁ᵀ(P₂ − P₁)`, both 0 initially. [`JointStop`] bounds one of them
 //! (Siconos' `JointStopR`: `y = (d − d_stop)·s`, `s = 1` for a lower stop, `−1` for an upper
 //! one) and is meant for a Newton impact law.
+//!
+//! The ball, pivot and cylindrical rows are Siconos 4.4's, value for value (checked with the
+//! world and the anchor and axis in the body frame; its
+//! `orthoBaseFromVector` builds `B₁, B₂`; it fails on axes whose largest entry is `z`, where we
+//! take the orthogonal vector, see [`crate::contact::contact_frame`]). Siconos 4.4's prismatic
+//! and fixed joints measure the orientation error in the inertial frame and the prismatic
+//! line rows in a basis of their own: their `h` is another function with the same zero set,
+//! whose Jacobian spans the same rows there (the same motions and reactions `Hᵀλ`, other
+//! multipliers `λ`).
 
 // Index loops mirror the formulas (several arrays indexed together).
 #![allow(clippy::needless_range_loop)]
@@ -223,25 +232,25 @@ impl Geometry {
         }
     }
 
-    /// The line row `V·R₁ᵀ(P₁ − P₂)`.
+    /// The line row `V·R₁ᵀ(P₂ − P₁)`.
     fn line(&self, s: &State, v: Vec3) -> f64 {
-        dot(mat_vec(&s.r1, v), sub(s.p1, s.p2))
+        dot(mat_vec(&s.r1, v), sub(s.p2, s.p1))
     }
 
     fn line_jacobian(&self, s: &State, v: Vec3, out: &mut [f64]) {
         out.fill(0.0);
         let r1v = mat_vec(&s.r1, v);
-        let w = mat_vec(&transpose(&s.r1), sub(s.x1, s.p2));
+        let w = mat_vec(&transpose(&s.r1), sub(s.p2, s.x1));
         let rot1 = cross(v, w);
-        out[..3].copy_from_slice(&r1v);
-        out[3..6].copy_from_slice(&rot1);
+        for j in 0..3 {
+            out[j] = -r1v[j];
+            out[3 + j] = rot1[j];
+        }
         if self.two_bodies {
             let u = mat_vec(&transpose(&s.r2), r1v);
-            let rot2 = cross(u, self.a2);
-            for j in 0..3 {
-                out[6 + j] = -r1v[j];
-                out[9 + j] = rot2[j];
-            }
+            let rot2 = cross(self.a2, u);
+            out[6..9].copy_from_slice(&r1v);
+            out[9..12].copy_from_slice(&rot2);
         }
     }
 
@@ -402,7 +411,7 @@ impl NewtonEulerRelation for PivotJoint {
 }
 
 /// A prismatic (slider) joint: body 1 translates relative to body 2 along the axis `A`
-/// without rotating, `h = (B₁·R₁ᵀ(P₁ − P₂), B₂·R₁ᵀ(P₁ − P₂), r⃗) ∈ R⁵` with the anchor at the
+/// without rotating, `h = (B₁·R₁ᵀ(P₂ − P₁), B₂·R₁ᵀ(P₂ − P₁), r⃗) ∈ R⁵` with the anchor at the
 /// centre of body 1 (Siconos' `PrismaticJointR`; module documentation). Its coordinate is the
 /// displacement `d = A·R₁ᵀ(P₂ − P₁)` of body 2 relative to body 1.
 #[doc(alias = "PrismaticJointR")]
@@ -457,7 +466,7 @@ impl NewtonEulerRelation for PrismaticJoint {
 }
 
 /// A cylindrical joint: body 1 translates along and rotates about the axis `A` through the
-/// anchor, `h = (B₁·R₁ᵀ(P₁ − P₂), B₂·R₁ᵀ(P₁ − P₂), B₁·r⃗, B₂·r⃗) ∈ R⁴` (Siconos'
+/// anchor, `h = (B₁·R₁ᵀ(P₂ − P₁), B₂·R₁ᵀ(P₂ − P₁), B₁·r⃗, B₂·r⃗) ∈ R⁴` (Siconos'
 /// `CylindricalJointR`; module documentation).
 #[doc(alias = "CylindricalJointR")]
 #[derive(Clone, Debug)]
@@ -598,15 +607,12 @@ impl JointCoordinate for PrismaticJoint {
     /// The displacement `d = A·R₁ᵀ(P₂ − P₁)` of body 2 relative to body 1 along the axis.
     fn coordinate(&mut self, q: &[f64]) -> f64 {
         let s = self.geometry.state(q);
-        -self.geometry.line(&s, self.geometry.axes[0])
+        self.geometry.line(&s, self.geometry.axes[0])
     }
 
     fn coordinate_jacobian(&mut self, q: &[f64], row: &mut [f64]) {
         let s = self.geometry.state(q);
         self.geometry.line_jacobian(&s, self.geometry.axes[0], row);
-        for x in row.iter_mut() {
-            *x = -*x;
-        }
     }
 }
 

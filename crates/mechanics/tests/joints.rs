@@ -359,3 +359,27 @@ fn the_kernel_adapter_checks_its_input() -> Result<(), MechanicsError> {
     );
     Ok(())
 }
+
+/// One body and the world, anchor and axis in the body frame: the ball, pivot and cylindrical
+/// rows are Siconos 4.4's (`KneeJointR`, `PivotJointR`, `CylindricalJointR::computeh`, values
+/// printed by `tests/data/joints_siconos.py`), to round-off.
+#[test]
+fn rows_equal_siconos_where_they_should() -> Result<(), MechanicsError> {
+    let pose_of = |x: Vec3, axis: Vec3, angle: f64| -> Result<[f64; 7], MechanicsError> {
+        Ok(pose(x, Quaternion::from_axis_angle(axis, angle)?))
+    };
+    let q0 = pose_of([0.1, 0.2, 0.3], [1.0, 2.0, 3.0], 0.5)?;
+    let q = pose_of([0.15, 0.1, 0.35], [1.0, 2.0, 2.5], 0.6)?;
+    let point = [0.2, 0.0, 0.1];
+    let axis = normalize([0.8, 0.3, 0.4])?;
+    let siconos_ball = [0.050207533769235146, -0.09149934015444117, 0.03304079148214978];
+    let siconos_pivot =
+        [0.050207533769235146, -0.09149934015444117, 0.03304079148214978, -0.02900477685306582, -0.004356634456139153];
+    let siconos_cylindrical = [-0.08359451740633694, 0.06954789215304374, -0.0290047768530658, -0.004356634456139149];
+    let close = |ours: Vec<f64>, theirs: &[f64]| ours.iter().zip(theirs).all(|(a, b)| (a - b).abs() <= 1e-15);
+    assert!(close(output(&mut BallJoint::new(point, Reference::Body, &q0, None)?, &q), &siconos_ball));
+    assert!(close(output(&mut PivotJoint::new(point, axis, Reference::Body, &q0, None)?, &q), &siconos_pivot));
+    let mut cylindrical = CylindricalJoint::new(point, axis, Reference::Body, &q0, None)?;
+    assert!(close(output(&mut cylindrical, &q), &siconos_cylindrical));
+    Ok(())
+}
