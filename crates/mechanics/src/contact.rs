@@ -17,7 +17,8 @@
 //! contact point (force in the inertial frame, moment in the body frame; ibid., "Case FC3D: using
 //! the local frame and momentum"). With a Newton
 //! impact + Coulomb friction law of dimension 3 the contacts feed FC3D one-step problems; with
-//! the normal row only (`ContactDimension::Normal`), LCPs.
+//! the normal row only (`ContactDimension::Normal`), LCPs. A contact is also a
+//! [`NewtonEulerRelation`] (the same `y` and `H`).
 
 use faer::Mat;
 use nonsmooth_kernel::KernelError;
@@ -26,6 +27,7 @@ use nonsmooth_kernel::model::LagrangianRelation;
 use crate::MechanicsError;
 use crate::geometry::ContactPoint;
 use crate::lie::{Mat3, Quaternion, Vec3};
+use crate::relation::NewtonEulerRelation;
 
 /// The local frame `[n; t₁; t₂]` (rows) of a normal, as Siconos 4.4's `orthoBaseFromVector`
 /// (`numerics/op3x3.h`): `n` normalized; `t₁ = (n_y, −n_x, 0)` when `|n_x|` is the largest
@@ -222,6 +224,35 @@ impl ContactRelation {
         let p2 = if self.two_bodies { placed(&q[7..14], self.local2) } else { self.local2 };
         (p1, p2)
     }
+
+    /// `y = ((P₁ − P₂)·n, 0, 0)` (the first `size` entries).
+    fn write_output(&self, q: &[f64], y: &mut [f64]) {
+        let (p1, p2) = self.points(q);
+        let n = self.frame[0];
+        y.fill(0.0);
+        y[0] = (p1[0] - p2[0]) * n[0] + (p1[1] - p2[1]) * n[1] + (p1[2] - p2[2]) * n[2];
+    }
+}
+
+/// The contact as a user-level Newton–Euler relation: the same `y` and `H` as its
+/// [`LagrangianRelation`] implementation, which the scenes use directly.
+impl NewtonEulerRelation for ContactRelation {
+    fn size(&self) -> usize {
+        self.dimension.rows()
+    }
+
+    fn bodies(&self) -> usize {
+        if self.two_bodies { 2 } else { 1 }
+    }
+
+    fn output(&mut self, q: &[f64], y: &mut [f64]) {
+        self.write_output(q, y);
+    }
+
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) {
+        let columns = if self.two_bodies { 12 } else { 6 };
+        self.write_jacobian(q, |i, j, x| rows[i * columns + j] = x);
+    }
 }
 
 impl LagrangianRelation for ContactRelation {
@@ -235,10 +266,7 @@ impl LagrangianRelation for ContactRelation {
 
     /// `y = ((P₁ − P₂)·n, 0, 0)`.
     fn output(&mut self, _t: f64, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
-        let (p1, p2) = self.points(q);
-        let n = self.frame[0];
-        y.fill(0.0);
-        y[0] = (p1[0] - p2[0]) * n[0] + (p1[1] - p2[1]) * n[1] + (p1[2] - p2[2]) * n[2];
+        self.write_output(q, y);
         Ok(())
     }
 
@@ -302,7 +330,7 @@ mod tests {
         let mut rel = ContactRelation::new(ContactDimension::Friction3d, &contact, &q[..7], Some(&q[7..]))?;
         let v = [0.5, -0.3, 0.2, 1.0, -2.0, 0.7, -0.1, 0.4, 0.9, 0.3, 0.8, -1.5];
         let mut h = Mat::zeros(3, 12);
-        rel.jacobian(0.0, &q, &mut h)?;
+        LagrangianRelation::jacobian(&mut rel, 0.0, &q, &mut h)?;
         // Material point velocities: v_G + ω × (P − G), ω = R Ω.
         let point_velocity = |x: &[f64], vv: &[f64], arm: Vec3| -> Vec3 {
             let r = Quaternion::new(x[3], x[4], x[5], x[6]).to_rotation_matrix();
@@ -323,8 +351,8 @@ mod tests {
             assert!((expected - got).abs() < 1e-14, "row {i}: {expected} vs {got}");
         }
         // The gap at detection is the contact's signed distance along n.
-        let mut y = [0.0; 3];
-        rel.output(0.0, &q, &mut y)?;
+        let mut y = [0.0f64; 3];
+        LagrangianRelation::output(&mut rel, 0.0, &q, &mut y)?;
         let expected = (0.02 * 0.6 + 0.01 * 0.0 + 0.01 * 0.8) / 1.0;
         assert!((y[0] - expected).abs() < 1e-15);
         Ok(())

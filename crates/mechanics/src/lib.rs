@@ -10,6 +10,11 @@
 //!   system trait (integrated by the kernel's Moreau–Jean scheme).
 //! - [`contact`]: contact relations with local frames ([`contact::ContactRelation`]) feeding
 //!   FC3D (or, normal only, LCP) one-step problems.
+//! - [`relation`]: the trait of user-defined relations `y = h(q)` on one or two bodies with
+//!   their Jacobians in twist space ([`relation::NewtonEulerRelation`]), and its adapter to the
+//!   kernel ([`relation::NewtonEulerR`]).
+//! - [`joints`]: ball, pivot, prismatic, cylindrical and fixed joints (equality relations) and
+//!   joint stops (unilateral relations on a joint coordinate).
 //! - [`geometry`]: shapes (sphere, half-space, box, capsule), narrow phase, broad phase.
 //! - [`scene`]: a builder and a simulation that detects contacts before every step; the
 //!   contacts of the last step ([`scene::Scene::contacts`]) and the static shapes.
@@ -20,9 +25,11 @@ pub mod body;
 pub mod contact;
 mod error;
 pub mod geometry;
+pub mod joints;
 pub mod lie;
 pub mod output;
 pub mod pile;
+pub mod relation;
 pub mod scene;
 
 pub use error::MechanicsError;
