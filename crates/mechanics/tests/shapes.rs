@@ -482,3 +482,71 @@ fn analytic_and_parry_paths_agree_and_are_timed() {
         eprintln!("{name}: analytic {ta:.0} ns/call, parry {tg:.0} ns/call ({:.1}x)", tg / ta);
     }
 }
+
+/// The VTK series draws the new shapes: the mesh floor's two triangles among the statics, the
+/// cylinder's vertices on its surface and the tetrahedron's four faces among the bodies.
+#[test]
+fn the_vtk_series_draws_the_new_shapes() -> Result<(), MechanicsError> {
+    use nonsmooth_mechanics::output::vtk::VtkSeries;
+    use vtkio::model::{Attribute, DataSet, IOBuffer, Piece, VertexNumbers};
+    let piece = |path: &std::path::Path| {
+        let vtk = vtkio::Vtk::import(path).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()));
+        let DataSet::PolyData { pieces, .. } = vtk.data else { panic!("not PolyData") };
+        match pieces.into_iter().next() {
+            Some(Piece::Inline(p)) => *p,
+            _ => panic!("not an inline piece"),
+        }
+    };
+    let offsets = |v: &Option<VertexNumbers>| match v {
+        Some(VertexNumbers::XML { offsets, .. }) => offsets.clone(),
+        _ => panic!("XML cells expected"),
+    };
+    let array = |attributes: &[Attribute], name: &str| -> Vec<f64> {
+        attributes
+            .iter()
+            .find_map(|a| match a {
+                Attribute::DataArray(d) if d.name == name => Some(match &d.data {
+                    IOBuffer::I32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+                    IOBuffer::F32(v) => v.iter().map(|&x| f64::from(x)).collect(),
+                    IOBuffer::F64(v) => v.clone(),
+                    other => panic!("unexpected buffer {other:?}"),
+                }),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no array {name}"))
+    };
+    let (r, hh) = (0.1, 0.15);
+    let (tet, _) = tetrahedron(0.2);
+    let mut b = SceneBuilder::new().with_time_step(1e-3).with_final_time(0.01);
+    b.add_static(floor_mesh(1.0), Pose::identity(), Material::default())?;
+    b.add_body(BodySpec::new(Shape::cylinder(r, hh)?, 1000.0)?.with_position([0.3, 0.0, hh]));
+    b.add_body(BodySpec::new(tet, 1000.0)?.with_position([-0.3, 0.0, 0.2]));
+    let scene = b.build()?;
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let mut series = VtkSeries::create(dir.path(), "run")?;
+    series.write_frame(&scene)?;
+
+    let statics = piece(&dir.path().join(series.file_name("statics", 0)));
+    assert_eq!(statics.num_points(), 4);
+    assert_eq!(offsets(&statics.polys).len(), 2);
+    assert_eq!(array(&statics.data.cell, "shape"), vec![6.0, 6.0]);
+
+    let bodies = piece(&dir.path().join(series.file_name("bodies", 0)));
+    let ids = array(&bodies.data.point, "body");
+    let points = match &bodies.points {
+        IOBuffer::F32(v) => v.iter().map(|&x| f64::from(x)).collect::<Vec<_>>(),
+        IOBuffer::F64(v) => v.clone(),
+        other => panic!("unexpected points {other:?}"),
+    };
+    let cylinder: Vec<usize> = (0..ids.len()).filter(|&v| ids[v] == 0.0).collect();
+    assert!(cylinder.len() >= 2 * 8, "the cylinder has rings of vertices: {}", cylinder.len());
+    for v in cylinder {
+        let p = [points[3 * v] - 0.3, points[3 * v + 1], points[3 * v + 2] - hh];
+        let rho = (p[0] * p[0] + p[1] * p[1]).sqrt();
+        let on_side = (rho - r).abs() < 1e-6 && p[2].abs() <= hh + 1e-6;
+        let on_cap = (p[2].abs() - hh).abs() < 1e-6 && rho <= r + 1e-6;
+        assert!(on_side || on_cap, "a cylinder vertex off the surface: {p:?}");
+    }
+    assert!(ids.contains(&1.0), "the tetrahedron is drawn");
+    Ok(())
+}
