@@ -550,3 +550,53 @@ fn the_vtk_series_draws_the_new_shapes() -> Result<(), MechanicsError> {
     assert!(ids.contains(&1.0), "the tetrahedron is drawn");
     Ok(())
 }
+
+/// Random poses of every pair with a new shape: the contact invariants and the flip symmetry of
+/// [`contacts`] hold, every value is finite, and a pair whose bounding boxes are farther apart
+/// than the margin has no contact.
+#[test]
+fn random_pairs_with_the_new_shapes_are_consistent() {
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+    let mut rng = StdRng::seed_from_u64(19);
+    let (tet, _) = tetrahedron(0.5);
+    let shapes = [
+        Shape::sphere(0.2).expect("s"),
+        Shape::capsule(0.1, 0.3).expect("c"),
+        Shape::cuboid([0.3, 0.2, 0.1]).expect("b"),
+        Shape::cylinder(0.2, 0.3).expect("y"),
+        unit_cube_hull(0.25),
+        tet,
+        floor_mesh(0.6),
+        Shape::half_space(),
+    ];
+    let mut total = 0;
+    for _ in 0..3000 {
+        let i = rng.random_range(0..shapes.len());
+        let j = rng.random_range(0..shapes.len());
+        let (a, b) = (&shapes[i], &shapes[j]);
+        let new = |s: &Shape| matches!(s, Shape::Cylinder { .. } | Shape::ConvexHull(_) | Shape::TriangleMesh(_));
+        if a.is_static_only() && b.is_static_only() || !(new(a) || new(b)) {
+            continue;
+        }
+        let mut pose = || {
+            let p: V = [0, 1, 2].map(|_| rng.random_range(-0.6..0.6));
+            let axis: V = [0, 1, 2].map(|_| rng.random_range(-1.0..1.0));
+            Pose::from_axis_angle(p, axis, rng.random_range(0.0..PI))
+        };
+        let (pa, pb) = (pose(), pose());
+        let margin = 0.05;
+        let cs = contacts(a, &pa, b, &pb, margin);
+        for c in &cs {
+            assert!(c.point_a.iter().chain(&c.point_b).chain(&c.normal).all(|x| x.is_finite()));
+            assert!(c.distance.is_finite());
+        }
+        if let (Some(ba), Some(bb)) = (a.aabb(&pa), b.aabb(&pb))
+            && !ba.inflated(margin).intersects(&bb)
+        {
+            assert!(cs.is_empty(), "{} and {}: contacts between boxes apart: {cs:?}", a.kind_name(), b.kind_name());
+        }
+        total += cs.len();
+    }
+    assert!(total > 500, "too few contacts to test anything: {total}");
+}
