@@ -34,4 +34,16 @@ pub enum MechanicsError {
         /// The value as the kernel names it (the body's system, or the contact's interaction).
         what: NonFiniteValue,
     },
+    /// The narrow phase has no contact detection for this pair of shapes: two static-only
+    /// shapes (half-spaces and triangle meshes), or a pair the geometry back-end rejects.
+    /// Raised by [`SceneBuilder::build`](crate::scene::SceneBuilder::build) when the scene
+    /// could pair the two shapes, else by the detection itself
+    /// ([`collide`](crate::geometry::collide)).
+    #[error("no contact detection between a {a} and a {b}")]
+    UnsupportedShapePair {
+        /// The kind of the first shape ([`Shape::kind_name`](crate::geometry::Shape::kind_name)).
+        a: &'static str,
+        /// The kind of the second shape.
+        b: &'static str,
+    },
 }

@@ -28,7 +28,7 @@ pub struct BodyFrame {
     pub velocity: [f64; 3],
     /// Angular velocity (body frame).
     pub angular_velocity: [f64; 3],
-    /// Shape kind: 0 sphere, 1 box, 2 capsule.
+    /// Shape kind: 0 sphere, 1 box, 2 capsule, 4 cylinder, 5 convex hull.
     pub shape_kind: u8,
     /// Radius of a sphere or capsule; half diagonal of a box.
     pub radius: f64,

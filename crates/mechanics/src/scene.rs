@@ -46,7 +46,7 @@ use nonsmooth_numerics::fc::nsgs::NsgsOptions;
 use crate::MechanicsError;
 use crate::body::NewtonEulerDs;
 use crate::contact::{ContactDimension, ContactRelation, jacobian_block};
-use crate::geometry::{Aabb, BroadPhase, ContactPoint, Pose, Shape, collide};
+use crate::geometry::{Aabb, BroadPhase, ContactPoint, Pose, Shape, check_pair, collide};
 use crate::lie::{Mat3, Quaternion, Vec3};
 use crate::output::BodyFrame;
 
@@ -123,7 +123,7 @@ fn check_pose(name: &'static str, pose: &Pose) -> Result<(), MechanicsError> {
 
 /// A body to add to a scene: a finite shape of uniform density (mass and inertia from the
 /// shape, [`Shape::mass_properties`]), its initial pose and velocities, its material.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct BodySpec {
     shape: Shape,
     mass: f64,
@@ -432,7 +432,7 @@ impl Default for SceneNonConvergence {
 
 /// A static shape of a scene: the ground, a wall or any shape fixed in the world (not a
 /// dynamical system). [`Scene::statics`] lists them in the order they were added.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StaticShape {
     /// The shape (a half-space is the side `z_body ≤ 0` of its pose's plane).
     pub shape: Shape,
@@ -570,11 +570,25 @@ impl SceneBuilder {
     /// [`KernelError::InvalidParameter`] for options out of range ([`SceneOptions::validate`])
     /// and for a body whose position, orientation, velocity or angular velocity is not finite
     /// (naming `body position`, `body orientation`, `body velocity` or `body angular velocity`
-    /// and the first non-finite component); errors of the bodies (zero quaternion) and of the
-    /// kernel.
+    /// and the first non-finite component); [`MechanicsError::UnsupportedShapePair`] when two
+    /// shapes the scene can pair have no contact detection
+    /// ([`check_pair`](crate::geometry::check_pair)); errors of the bodies (zero quaternion) and
+    /// of the kernel.
     pub fn build(self) -> Result<Scene, MechanicsError> {
         let o = &self.options;
         o.validate()?;
+        // Every pair of shape kinds the scene can form (body–body, body–static) is detectable.
+        let mut kinds: Vec<&Shape> = Vec::new();
+        for shape in self.bodies.iter().map(|b| &b.shape) {
+            if !kinds.iter().any(|k| k.kind_name() == shape.kind_name()) {
+                kinds.push(shape);
+            }
+        }
+        for (i, a) in kinds.iter().enumerate() {
+            for b in kinds[i..].iter().copied().chain(self.statics.iter().map(|s| &s.shape)) {
+                check_pair(a, b)?;
+            }
+        }
         for spec in &self.bodies {
             check_finite("body position", &spec.position)?;
             let p = spec.orientation;
@@ -620,7 +634,7 @@ impl SceneBuilder {
                 ds = ds.without_gyroscopic();
             }
             let id = nsds.add_ds(ds);
-            bodies.push(SceneBody { ds: id, shape: spec.shape, material: spec.material });
+            bodies.push(SceneBody { ds: id, shape: spec.shape.clone(), material: spec.material });
         }
         let sim = TimeStepping::new(
             nsds,
@@ -639,9 +653,9 @@ impl SceneBuilder {
                 .with_deferred_outputs(true),
         )?;
         let finite_statics: Vec<StaticShape> =
-            self.statics.iter().copied().filter(|s| !matches!(s.shape, Shape::HalfSpace)).collect();
+            self.statics.iter().filter(|s| !matches!(s.shape, Shape::HalfSpace)).cloned().collect();
         let half_spaces: Vec<StaticShape> =
-            self.statics.iter().copied().filter(|s| matches!(s.shape, Shape::HalfSpace)).collect();
+            self.statics.iter().filter(|s| matches!(s.shape, Shape::HalfSpace)).cloned().collect();
         // The scene numbers the finite statics first, then the half-spaces; `static_index` maps
         // that numbering back to the order of addition.
         let is_half_space = |s: &StaticShape| matches!(s.shape, Shape::HalfSpace);
@@ -673,7 +687,7 @@ impl SceneBuilder {
 }
 
 /// A body of a scene.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct SceneBody {
     ds: DsId,
     shape: Shape,
@@ -977,6 +991,15 @@ impl Scene {
                     Shape::Box { half_extents: e } => (1, (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt(), e),
                     Shape::Capsule { radius, half_length } => (2, radius, [0.0, 0.0, half_length]),
                     Shape::HalfSpace => (3, 0.0, [0.0; 3]),
+                    Shape::Cylinder { radius, half_height } => (4, radius, [0.0, 0.0, half_height]),
+                    Shape::ConvexHull(_) | Shape::TriangleMesh(_) => {
+                        let e = b.shape.aabb(&Pose::identity()).map_or([0.0; 3], |a| a.half_extents());
+                        (
+                            if matches!(b.shape, Shape::ConvexHull(_)) { 5 } else { 6 },
+                            (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt(),
+                            e,
+                        )
+                    }
                 };
                 BodyFrame {
                     position: [q[0], q[1], q[2]],
@@ -1022,7 +1045,7 @@ impl Scene {
     /// # Errors
     /// [`KernelError::UnknownDs`] for an index out of range.
     pub fn body_shape(&self, i: usize) -> Result<Shape, MechanicsError> {
-        self.bodies.get(i).map(|b| b.shape).ok_or_else(|| KernelError::UnknownDs(i).into())
+        self.bodies.get(i).map(|b| b.shape.clone()).ok_or_else(|| KernelError::UnknownDs(i).into())
     }
 
     /// The static shapes (ground, walls, fixed shapes) in the order they were added; a
@@ -1253,7 +1276,7 @@ impl Scene {
             let (si, pi, _) = self.shape_at(i);
             let (sj, pj, _) = self.shape_at(j);
             points.clear();
-            collide(si, pi, sj, pj, self.margin, &mut points);
+            collide(si, pi, sj, pj, self.margin, &mut points)?;
             for (k, c) in points.iter().enumerate() {
                 self.found.push(((i, j, k), *c));
             }

@@ -162,7 +162,7 @@ fn contacts_of_a_resting_column_carry_the_weights() -> Result<(), MechanicsError
     )?;
     let sphere = BodySpec::new(Shape::sphere(r)?, 1000.0)?;
     let mass = sphere.mass();
-    b.add_body(sphere.with_position([0.0, 0.0, r]));
+    b.add_body(sphere.clone().with_position([0.0, 0.0, r]));
     b.add_body(sphere.with_position([0.0, 0.0, 3.0 * r]));
     let mut scene = b.build()?;
     assert_eq!(scene.contacts().count(), 0, "no contacts before the first step");
@@ -307,14 +307,22 @@ fn scene_parameters_out_of_range_are_refused_with_their_values() -> Result<(), M
         b.add_body(body);
         b.build()
     };
-    assert_refused(with_body(sphere.with_position([0.0, f64::NAN, 0.0])), "body position", f64::NAN);
+    assert_refused(with_body(sphere.clone().with_position([0.0, f64::NAN, 0.0])), "body position", f64::NAN);
     assert_refused(
-        with_body(sphere.with_orientation(Quaternion::new(f64::INFINITY, 0.0, 0.0, 0.0))),
+        with_body(sphere.clone().with_orientation(Quaternion::new(f64::INFINITY, 0.0, 0.0, 0.0))),
         "body orientation",
         f64::INFINITY,
     );
-    assert_refused(with_body(sphere.with_velocity([f64::NEG_INFINITY, 0.0, 0.0])), "body velocity", f64::NEG_INFINITY);
-    assert_refused(with_body(sphere.with_angular_velocity([0.0, 0.0, f64::NAN])), "body angular velocity", f64::NAN);
+    assert_refused(
+        with_body(sphere.clone().with_velocity([f64::NEG_INFINITY, 0.0, 0.0])),
+        "body velocity",
+        f64::NEG_INFINITY,
+    );
+    assert_refused(
+        with_body(sphere.clone().with_angular_velocity([0.0, 0.0, f64::NAN])),
+        "body angular velocity",
+        f64::NAN,
+    );
     assert!(with_body(sphere.with_velocity([1.0, 2.0, 3.0])).is_ok());
 
     let with_options = |options: SceneOptions| SceneBuilder::new().with_options(options).build();

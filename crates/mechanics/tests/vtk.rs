@@ -21,8 +21,8 @@ fn small_scene() -> Result<Scene, MechanicsError> {
     b.add_wall([-0.2, 0.0, 0.0], [1.0, 0.0, 0.0], material)?;
     b.add_static(Shape::cuboid([0.05, 0.05, 0.05])?, Pose::from_translation([0.5, 0.0, 0.05]), material)?;
     let sphere = BodySpec::new(Shape::sphere(r)?, 1000.0)?.with_material(material);
-    b.add_body(sphere.with_position([0.0, 0.0, r]));
-    b.add_body(sphere.with_position([0.0, 0.0, 3.2 * r]).with_velocity([0.1, 0.0, 0.0]));
+    b.add_body(sphere.clone().with_position([0.0, 0.0, r]));
+    b.add_body(sphere.clone().with_position([0.0, 0.0, 3.2 * r]).with_velocity([0.1, 0.0, 0.0]));
     b.add_body(sphere.with_position([-0.12, 0.02, 0.2]));
     let tilt = Quaternion::from_axis_angle([1.0, 0.3, 0.0], 0.2)?;
     b.add_body(

@@ -150,7 +150,7 @@ impl Pour {
         builder.add_open_box(side, material)?;
         let sphere = BodySpec::new(Shape::sphere(self.radius)?, self.density)?.with_material(material);
         for p in self.initial_positions() {
-            builder.add_body(sphere.with_position(p));
+            builder.add_body(sphere.clone().with_position(p));
         }
         builder.build()
     }

@@ -1,8 +1,11 @@
 //! Contact detection: shapes, narrow phase and broad phase.
 //!
 //! * [`shapes`]: the rigid [`Pose`] (body → world), the [`Shape`] enum (sphere, half-space, box,
-//!   capsule), axis-aligned bounding boxes ([`Aabb`]) and mass properties of solids of uniform
+//!   capsule, cylinder, convex hull, static triangle mesh), axis-aligned bounding boxes ([`Aabb`]) and mass properties of solids of uniform
 //!   density ([`MassProperties`]).
+//! * [`polyhedra`]: the shapes given by vertices ([`ConvexHull`], [`TriangleMesh`]) and the
+//!   bridge to `parry3d-f64`'s contact manifolds, used for every pair that involves a cylinder,
+//!   a convex hull or a mesh.
 //! * [`narrow`]: [`collide`], the analytic contact points of a pair of posed shapes
 //!   ([`ContactPoint`]: a point on each surface, the unit normal from A to B and the signed
 //!   distance, negative when the shapes overlap).
@@ -12,15 +15,17 @@
 //!
 //! Conventions: vectors are `[f64; 3]`; matrices are `[[f64; 3]; 3]`, row-major (`m[i][j]` is
 //! row `i`, column `j`); a rotation's columns are the body axes expressed in the world frame. The
-//! geometry is written here, without a geometry crate: every pair has a closed form or a finite
-//! feature enumeration (see [`narrow`]).
+//! pairs of spheres, boxes, capsules and half-spaces are written here (a closed form or a finite
+//! feature enumeration, see [`narrow`]); the other shapes go through `parry3d-f64`.
 
 pub mod broad;
 pub mod narrow;
+pub mod polyhedra;
 pub mod shapes;
 
 pub use broad::BroadPhase;
-pub use narrow::{ContactPoint, collide};
+pub use narrow::{ContactPoint, check_pair, collide};
+pub use polyhedra::{ConvexHull, TriangleMesh};
 pub use shapes::{Aabb, MassProperties, Pose, Shape};
 
 // Vector helpers: those of the toolkit, and a few only the geometry needs.

@@ -1,12 +1,20 @@
-//! Narrow phase: the contact points of two posed shapes, in closed form.
+//! Narrow phase: the contact points of two posed shapes.
 //!
-//! Every pair among sphere (S), half-space (H), box (B) and capsule (C) is handled, in both
-//! orders; H–H has no contact. A pair given in the "wrong" order is computed in the canonical
-//! order S < C < B < H and flipped (normal negated, points swapped), and a pair of two shapes of
-//! the same kind is computed in a canonical order of (shape parameters, pose) so that
-//! `collide(b, a)` is exactly the flip of `collide(a, b)`.
+//! Every pair among sphere (S), half-space (H), box (B) and capsule (C) is handled in closed
+//! form, in both orders. Every pair that involves a cylinder (Y), a convex hull (X) or a triangle
+//! mesh (M) goes through `parry3d-f64`'s contact manifolds
+//! ([`polyhedra`](super::polyhedra)). The pairs of two static-only shapes (H–H, H–M, M–M) are
+//! not detected: [`collide`] returns [`MechanicsError::UnsupportedShapePair`] for them (a scene
+//! never pairs two static shapes). A pair given in the "wrong" order is computed in the
+//! canonical order S < C < B < Y < X < M < H and flipped (normal negated, points swapped), and a
+//! pair of two shapes of the same kind is computed in a canonical order of (shape parameters,
+//! pose) so that `collide(b, a)` is exactly the flip of `collide(a, b)`.
 //!
-//! Algorithms (all written here; none needs an iterative solver):
+//! Why the analytic paths stay: on the same configurations they are several times faster than
+//! the general GJK/EPA manifold (no iteration, no allocation), and the pairs of spheres, boxes,
+//! capsules and half-spaces make up the granular scenes.
+//!
+//! Algorithms of the analytic pairs (none needs an iterative solver):
 //! * S–S: centres `c_a, c_b`; `n = (c_b − c_a)/|c_b − c_a|`, `d = |c_b − c_a| − r_a − r_b`.
 //! * S–H: height `h = (c − x_H)·n_H` of the centre over the plane (`n_H` = the half-space's
 //!   body `+z`); `d = h − r`, normal `−n_H` (from the sphere into the half-space).
@@ -45,6 +53,7 @@
 
 use super::shapes::{Pose, Shape};
 use super::{V3, add, any_orthogonal, axpy, cross, dot, neg, norm, scale, sub};
+use crate::MechanicsError;
 use std::cmp::Ordering;
 
 /// One contact point between shape A and shape B (world frame).
@@ -70,9 +79,21 @@ impl ContactPoint {
 
 /// Appends to `out` the contact points of shape `a` at `pose_a` and shape `b` at `pose_b` whose
 /// signed distance is `≤ margin` (see [`ContactPoint`]; the algorithms are listed in the module
-/// documentation), and returns how many were appended. A half-space against a half-space gives
-/// none. `margin` may be negative (only penetrations deeper than `−margin`).
-pub fn collide(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose, margin: f64, out: &mut Vec<ContactPoint>) -> usize {
+/// documentation), and returns how many were appended. `margin` may be negative (only
+/// penetrations deeper than `−margin`).
+///
+/// # Errors
+/// [`MechanicsError::UnsupportedShapePair`] for two static-only shapes ([`check_pair`]) or a
+/// pair the geometry back-end rejects; nothing is appended then.
+pub fn collide(
+    a: &Shape,
+    pose_a: &Pose,
+    b: &Shape,
+    pose_b: &Pose,
+    margin: f64,
+    out: &mut Vec<ContactPoint>,
+) -> Result<usize, MechanicsError> {
+    check_pair(a, b)?;
     let start = out.len();
     let (ra, rb) = (rank(a), rank(b));
     let swap = match ra.cmp(&rb) {
@@ -80,24 +101,47 @@ pub fn collide(a: &Shape, pose_a: &Pose, b: &Shape, pose_b: &Pose, margin: f64, 
         Ordering::Less => false,
         Ordering::Equal => canonical_key(b, pose_b) < canonical_key(a, pose_a),
     };
-    if swap {
-        collide_ordered(b, pose_b, a, pose_a, margin, out);
+    let result = if swap {
+        let r = collide_ordered(b, pose_b, a, pose_a, margin, out);
         for c in &mut out[start..] {
             *c = c.flipped();
         }
+        r
     } else {
-        collide_ordered(a, pose_a, b, pose_b, margin, out);
+        collide_ordered(a, pose_a, b, pose_b, margin, out)
+    };
+    if let Err(e) = result {
+        out.truncate(start);
+        return Err(e);
     }
-    out.len() - start
+    Ok(out.len() - start)
 }
 
-/// Canonical order of kinds: sphere < capsule < box < half-space.
+/// Whether [`collide`] detects contacts between shapes of the kinds of `a` and `b`: every pair
+/// except two static-only shapes ([`Shape::is_static_only`]: half-spaces and triangle meshes),
+/// which cannot meet in a scene (both fixed) and have no finite contact set to report (two
+/// half-spaces, or a mesh and a half-space, overlap along unbounded or whole regions).
+///
+/// # Errors
+/// [`MechanicsError::UnsupportedShapePair`] naming both kinds.
+pub fn check_pair(a: &Shape, b: &Shape) -> Result<(), MechanicsError> {
+    if a.is_static_only() && b.is_static_only() {
+        return Err(MechanicsError::UnsupportedShapePair { a: a.kind_name(), b: b.kind_name() });
+    }
+    Ok(())
+}
+
+/// Canonical order of kinds: sphere < capsule < box < cylinder < convex hull < mesh <
+/// half-space.
 fn rank(s: &Shape) -> u8 {
     match s {
         Shape::Sphere { .. } => 0,
         Shape::Capsule { .. } => 1,
         Shape::Box { .. } => 2,
-        Shape::HalfSpace => 3,
+        Shape::Cylinder { .. } => 3,
+        Shape::ConvexHull(_) => 4,
+        Shape::TriangleMesh(_) => 5,
+        Shape::HalfSpace => 6,
     }
 }
 
@@ -119,13 +163,27 @@ impl PartialOrd for Key {
 
 fn canonical_key(s: &Shape, p: &Pose) -> Key {
     let mut k = [0.0; 15];
-    match *s {
-        Shape::Sphere { radius } => k[0] = radius,
+    match s {
+        Shape::Sphere { radius } => k[0] = *radius,
         Shape::HalfSpace => {}
-        Shape::Box { half_extents } => k[..3].copy_from_slice(&half_extents),
+        Shape::Cylinder { radius, half_height } => {
+            k[0] = *radius;
+            k[1] = *half_height;
+        }
+        Shape::ConvexHull(h) => {
+            k[0] = h.volume();
+            k[1..3].copy_from_slice(&h.unit_inertia()[..2]);
+        }
+        Shape::TriangleMesh(m) => {
+            let v = m.parry().vertices();
+            k[0] = v.len() as f64;
+            k[1] = v[0].x;
+            k[2] = v[0].y;
+        }
+        Shape::Box { half_extents } => k[..3].copy_from_slice(half_extents),
         Shape::Capsule { radius, half_length } => {
-            k[0] = radius;
-            k[1] = half_length;
+            k[0] = *radius;
+            k[1] = *half_length;
         }
     }
     k[3..6].copy_from_slice(&p.position);
@@ -136,38 +194,45 @@ fn canonical_key(s: &Shape, p: &Pose) -> Key {
 }
 
 /// Dispatch for `rank(a) ≤ rank(b)`.
-fn collide_ordered(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, margin: f64, out: &mut Vec<ContactPoint>) {
-    match (*a, *b) {
-        (Shape::Sphere { radius: r1 }, Shape::Sphere { radius: r2 }) => {
+fn collide_ordered(
+    a: &Shape,
+    pa: &Pose,
+    b: &Shape,
+    pb: &Pose,
+    margin: f64,
+    out: &mut Vec<ContactPoint>,
+) -> Result<(), MechanicsError> {
+    match (a, b) {
+        (&Shape::Sphere { radius: r1 }, &Shape::Sphere { radius: r2 }) => {
             sphere_sphere(pa.position, r1, pb.position, r2, [0.0, 0.0, 1.0], margin, out);
         }
-        (Shape::Sphere { radius }, Shape::Capsule { radius: rc, half_length }) => {
+        (&Shape::Sphere { radius }, &Shape::Capsule { radius: rc, half_length }) => {
             let u = pb.axis(2);
             let q = closest_on_axis(pb.position, u, half_length, pa.position);
             sphere_sphere(pa.position, radius, q, rc, any_orthogonal(u), margin, out);
         }
-        (Shape::Sphere { radius }, Shape::Box { half_extents }) => {
+        (&Shape::Sphere { radius }, &Shape::Box { half_extents }) => {
             sphere_box(pa.position, radius, pb, half_extents, margin, out);
         }
-        (Shape::Sphere { radius }, Shape::HalfSpace) => {
+        (&Shape::Sphere { radius }, &Shape::HalfSpace) => {
             sphere_half_space(pa.position, radius, pb, margin, out);
         }
-        (Shape::Capsule { radius: r1, half_length: l1 }, Shape::Capsule { radius: r2, half_length: l2 }) => {
+        (&Shape::Capsule { radius: r1, half_length: l1 }, &Shape::Capsule { radius: r2, half_length: l2 }) => {
             capsule_capsule(pa, r1, l1, pb, r2, l2, margin, out);
         }
-        (Shape::Capsule { radius, half_length }, Shape::Box { half_extents }) => {
+        (&Shape::Capsule { radius, half_length }, &Shape::Box { half_extents }) => {
             capsule_box(pa, radius, half_length, pb, half_extents, margin, out);
         }
-        (Shape::Capsule { radius, half_length }, Shape::HalfSpace) => {
+        (&Shape::Capsule { radius, half_length }, &Shape::HalfSpace) => {
             let u = pa.axis(2);
             for s in [-1.0, 1.0] {
                 sphere_half_space(axpy(pa.position, s * half_length, u), radius, pb, margin, out);
             }
         }
-        (Shape::Box { half_extents: h1 }, Shape::Box { half_extents: h2 }) => {
+        (&Shape::Box { half_extents: h1 }, &Shape::Box { half_extents: h2 }) => {
             box_box(pa, h1, pb, h2, margin, out);
         }
-        (Shape::Box { half_extents: h }, Shape::HalfSpace) => {
+        (&Shape::Box { half_extents: h }, &Shape::HalfSpace) => {
             let n = pb.axis(2);
             for corner in 0..8 {
                 let local = [
@@ -180,9 +245,16 @@ fn collide_ordered(a: &Shape, pa: &Pose, b: &Shape, pb: &Pose, margin: f64, out:
                 push(out, margin, v, axpy(v, -height, n), neg(n), height);
             }
         }
-        // H–H, and the orders excluded by rank(a) ≤ rank(b).
-        _ => {}
+        // Every pair with a cylinder, a convex hull or a mesh (two static-only shapes are
+        // rejected by `check_pair` before).
+        (Shape::Cylinder { .. } | Shape::ConvexHull(_) | Shape::TriangleMesh(_), _)
+        | (_, Shape::Cylinder { .. } | Shape::ConvexHull(_) | Shape::TriangleMesh(_)) => {
+            return super::polyhedra::collide_parry(a, pa, b, pb, margin, out);
+        }
+        // H–H (rejected by `check_pair`) and the orders excluded by rank(a) ≤ rank(b).
+        _ => return Err(MechanicsError::UnsupportedShapePair { a: a.kind_name(), b: b.kind_name() }),
     }
+    Ok(())
 }
 
 /// Pushes a contact if `distance ≤ margin`.

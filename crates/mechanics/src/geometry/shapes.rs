@@ -1,5 +1,6 @@
 //! Rigid poses, the contact shapes, their bounding boxes and their mass properties.
 
+use super::polyhedra::{ConvexHull, TriangleMesh};
 use super::{M3, V3, add, column, cross, dot, mat_t_vec, mat_vec, norm, scale, sub};
 use crate::MechanicsError;
 use nonsmooth_kernel::KernelError;
@@ -133,9 +134,10 @@ impl Aabb {
 /// A contact shape, in its body frame (placed in the world by a [`Pose`]).
 ///
 /// Build the variants with the validating constructors ([`Shape::sphere`], [`Shape::cuboid`],
-/// [`Shape::capsule`], [`Shape::half_space`]); the fields are public so that the narrow phase
-/// can match on them.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// [`Shape::capsule`], [`Shape::cylinder`], [`Shape::convex_hull`], [`Shape::triangle_mesh`],
+/// [`Shape::half_space`]); the fields are public so that the narrow phase can match on them.
+/// Cloning a convex hull or a mesh shares its vertex data (reference counted).
+#[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// Ball of the given radius centred at the body origin.
     Sphere {
@@ -160,6 +162,19 @@ pub enum Shape {
         /// Half length of the axis segment (> 0).
         half_length: f64,
     },
+    /// Solid circular cylinder `x² + y² ≤ radius²`, `|z| ≤ half_height` (body frame): the axis
+    /// is the body `z`, as for [`Shape::Capsule`].
+    Cylinder {
+        /// Radius (> 0).
+        radius: f64,
+        /// Half height (> 0).
+        half_height: f64,
+    },
+    /// The convex hull of a point set, in its principal frame (see [`ConvexHull`]).
+    ConvexHull(ConvexHull),
+    /// A static triangle mesh (see [`TriangleMesh`]): only for static shapes
+    /// ([`SceneBuilder::add_static`](crate::scene::SceneBuilder::add_static)); it has no mass.
+    TriangleMesh(TriangleMesh),
 }
 
 /// Mass, volume and principal inertia of a solid of uniform density, about its centre (the
@@ -221,16 +236,82 @@ impl Shape {
         Self::HalfSpace
     }
 
+    /// A cylinder of radius `radius` and height `2 half_height` along the body z axis.
+    /// Errors: `InvalidOption { name: "radius" | "half_height" }` unless both are finite and > 0.
+    pub fn cylinder(radius: f64, half_height: f64) -> Result<Self, MechanicsError> {
+        Ok(Self::Cylinder { radius: positive("radius", radius)?, half_height: positive("half_height", half_height)? })
+    }
+
+    /// The convex hull of `points`, re-expressed in its principal frame (centre of mass at the
+    /// origin, principal axes of inertia; [`ConvexHull::input_frame`] relates it to the frame of
+    /// `points`, and [`ConvexHull::body_pose`] places it). Errors: `NonFinite { what: "points" }`;
+    /// `InvalidOption { name: "points" }` for fewer than 4 points or a flat hull.
+    pub fn convex_hull(points: &[[f64; 3]]) -> Result<Self, MechanicsError> {
+        Ok(Self::ConvexHull(ConvexHull::new(points)?))
+    }
+
+    /// A static triangle mesh of `vertices` and `triangles` (each counter-clockwise seen from
+    /// the side bodies touch). Errors: `NonFinite { what: "vertices" }`;
+    /// `InvalidOption { name: "indices" }` for no triangle, an index out of range or a
+    /// degenerate triangle.
+    pub fn triangle_mesh(vertices: &[[f64; 3]], triangles: &[[u32; 3]]) -> Result<Self, MechanicsError> {
+        Ok(Self::TriangleMesh(TriangleMesh::new(vertices, triangles)?))
+    }
+
+    /// A short name of the shape's kind ("sphere", "box", ...), used in error messages.
+    #[must_use]
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Shape::Sphere { .. } => "sphere",
+            Shape::HalfSpace => "half-space",
+            Shape::Box { .. } => "box",
+            Shape::Capsule { .. } => "capsule",
+            Shape::Cylinder { .. } => "cylinder",
+            Shape::ConvexHull(_) => "convex hull",
+            Shape::TriangleMesh(_) => "triangle mesh",
+        }
+    }
+
+    /// Whether the shape can only be static (a half-space or a triangle mesh: no finite mass).
+    #[must_use]
+    pub fn is_static_only(&self) -> bool {
+        matches!(self, Shape::HalfSpace | Shape::TriangleMesh(_))
+    }
+
     /// The world axis-aligned bounding box of the shape placed at `pose` (`None` for a
     /// half-space, which is unbounded).
     ///
     /// Box: centre `x`, half extent along world axis `i` equal to `Σ_j |R_ij| h_j` (exact for a
-    /// box). Capsule: `|R_i2| half_length + radius` (exact). Sphere: `x ± r`.
+    /// box). Capsule: `|R_i2| half_length + radius` (exact). Sphere: `x ± r`. Cylinder of axis
+    /// `u = R e_z`: `|u_i| half_height + radius √(1 − u_i²)` (exact: the extent of a disc of
+    /// normal `u` along `e_i` is `radius √(1 − u_i²)`). Convex hull and mesh: the extremes of
+    /// their placed vertices (exact).
     #[must_use]
     pub fn aabb(&self, pose: &Pose) -> Option<Aabb> {
         let c = pose.position;
         let r = &pose.rotation;
+        let vertices = |points: &[parry3d_f64::math::Vector]| {
+            let mut b = Aabb { min: [f64::INFINITY; 3], max: [f64::NEG_INFINITY; 3] };
+            for p in points {
+                let w = pose.transform_point([p.x, p.y, p.z]);
+                for (k, x) in w.into_iter().enumerate() {
+                    b.min[k] = b.min[k].min(x);
+                    b.max[k] = b.max[k].max(x);
+                }
+            }
+            b
+        };
         let ext: V3 = match *self {
+            Shape::ConvexHull(ref h) => return Some(vertices(h.parry().points())),
+            Shape::TriangleMesh(ref m) => return Some(vertices(m.parry().vertices())),
+            Shape::Cylinder { radius, half_height } => {
+                let mut e = [0.0; 3];
+                for (i, ei) in e.iter_mut().enumerate() {
+                    let u = r[i][2].abs();
+                    *ei = u * half_height + radius * (1.0 - u * u).max(0.0).sqrt();
+                }
+                e
+            }
             Shape::Sphere { radius } => [radius; 3],
             Shape::HalfSpace => return None,
             Shape::Box { half_extents: h } => {
@@ -253,10 +334,15 @@ impl Shape {
 
     /// The volume (`None` for a half-space).
     ///
-    /// Sphere `4/3 π r³`; box `8 h_x h_y h_z`; capsule `π r² L + 4/3 π r³` with `L = 2 half_length`.
+    /// Sphere `4/3 π r³`; box `8 h_x h_y h_z`; capsule `π r² L + 4/3 π r³` with `L = 2 half_length`;
+    /// cylinder `2 π r² half_height`; convex hull: see [`ConvexHull`]; `None` for a triangle mesh
+    /// (a surface).
     #[must_use]
     pub fn volume(&self) -> Option<f64> {
         match *self {
+            Shape::Cylinder { radius, half_height } => Some(2.0 * PI * radius * radius * half_height),
+            Shape::ConvexHull(ref h) => Some(h.volume()),
+            Shape::TriangleMesh(_) => None,
             Shape::Sphere { radius } => Some(4.0 / 3.0 * PI * radius.powi(3)),
             Shape::HalfSpace => None,
             Shape::Box { half_extents: h } => Some(8.0 * h[0] * h[1] * h[2]),
@@ -279,25 +365,34 @@ impl Shape {
     ///   where `83/320 m_h r² = (2/5 − 9/64) m_h r²` is a hemisphere's inertia about a transverse
     ///   axis through its own centre of mass, which lies `3r/8` from its flat face, itself at
     ///   `L/2` from the capsule centre (parallel-axis theorem).
+    /// * Cylinder (radius `r`, height `L = 2 half_height`, axis z): `I_zz = m r²/2`,
+    ///   `I_xx = I_yy = m (3 r² + L²)/12`.
+    /// * Convex hull: `ρ` times [`ConvexHull::unit_inertia`].
     ///
     /// Errors: `InvalidOption { name: "density" }` unless `0 < density < ∞`;
-    /// `InvalidOption { name: "shape" }` for a half-space (no finite mass).
+    /// `InvalidOption { name: "shape" }` for a half-space or a triangle mesh (no finite mass).
     pub fn mass_properties(&self, density: f64) -> Result<MassProperties, MechanicsError> {
         let rho = positive("density", density)?;
         let no_mass = MechanicsError::Kernel(KernelError::InvalidOption {
             name: "shape",
-            reason: "a half-space has no finite mass",
+            reason: "a half-space or a triangle mesh has no finite mass (static only)",
         });
         let volume = self.volume().ok_or(no_mass)?;
         let mass = rho * volume;
         let principal_inertia = match *self {
             Shape::Sphere { radius } => [0.4 * mass * radius * radius; 3],
-            Shape::HalfSpace => {
+            Shape::HalfSpace | Shape::TriangleMesh(_) => {
                 return Err(MechanicsError::Kernel(KernelError::InvalidOption {
                     name: "shape",
-                    reason: "a half-space has no finite mass",
+                    reason: "a half-space or a triangle mesh has no finite mass (static only)",
                 }));
             }
+            Shape::Cylinder { radius: r, half_height } => {
+                let l = 2.0 * half_height;
+                let i_xx = mass * (3.0 * r * r + l * l) / 12.0;
+                [i_xx, i_xx, 0.5 * mass * r * r]
+            }
+            Shape::ConvexHull(ref h) => h.unit_inertia().map(|i| rho * i),
             Shape::Box { half_extents: h } => {
                 let (a2, b2, c2) = (4.0 * h[0] * h[0], 4.0 * h[1] * h[1], 4.0 * h[2] * h[2]);
                 [mass * (b2 + c2) / 12.0, mass * (a2 + c2) / 12.0, mass * (a2 + b2) / 12.0]
@@ -317,7 +412,9 @@ impl Shape {
 
     /// The support point in world coordinates: the point of the shape maximizing `d · x` for a
     /// direction `d` (`None` for a half-space). Used by tests and by callers that need an
-    /// extreme point; ties are broken towards the `+` side of each body axis.
+    /// extreme point; ties are broken towards the `+` side of each body axis (cylinder: the
+    /// centre of a cap when `d` is along the axis; convex hull and mesh: the first vertex of
+    /// largest `d · x`).
     #[must_use]
     pub fn support_point(&self, pose: &Pose, d: [f64; 3]) -> Option<[f64; 3]> {
         let dl = pose.inverse_transform_vector(d);
@@ -334,9 +431,27 @@ impl Shape {
                 let ball = if n == 0.0 { [0.0, 0.0, radius] } else { scale(radius / n, dl) };
                 add(ball, [0.0, 0.0, sgn(dl[2]) * half_length])
             }
+            Shape::Cylinder { radius, half_height } => {
+                let rho = (dl[0] * dl[0] + dl[1] * dl[1]).sqrt();
+                let (x, y) = if rho > 0.0 { (radius * dl[0] / rho, radius * dl[1] / rho) } else { (0.0, 0.0) };
+                [x, y, sgn(dl[2]) * half_height]
+            }
+            Shape::ConvexHull(ref h) => extreme(h.vertices(), dl),
+            Shape::TriangleMesh(ref m) => extreme(m.vertices(), dl),
         };
         Some(pose.transform_point(local))
     }
+}
+
+/// The first point of largest `d · p`.
+fn extreme(points: Vec<V3>, d: V3) -> V3 {
+    let mut best = points[0];
+    for p in points {
+        if dot(p, d) > dot(best, d) {
+            best = p;
+        }
+    }
+    best
 }
 
 /// `true` when the rotation is orthonormal to `tol` (`‖RᵀR − I‖_max ≤ tol`); a helper for

@@ -532,6 +532,15 @@ impl VtkSeries {
                 }
             }
             Shape::HalfSpace => {}
+            Shape::Cylinder { .. } | Shape::ConvexHull(_) | Shape::TriangleMesh(_) => {
+                let segments = 4 * (2 + self.options.sphere_subdivisions);
+                if let Some((points, triangles)) = crate::geometry::polyhedra::surface(shape, segments) {
+                    mesh.points.extend(points.into_iter().map(place));
+                    for t in triangles {
+                        mesh.polygon(base, &t.map(|k| k as usize));
+                    }
+                }
+            }
         }
     }
 }
@@ -570,9 +579,12 @@ fn body_states(scene: &Scene) -> Result<Vec<BodyState>, MechanicsError> {
         .collect()
 }
 
-/// 0 sphere, 1 box, 2 capsule, 3 half-space.
+/// 0 sphere, 1 box, 2 capsule, 3 half-space, 4 cylinder, 5 convex hull, 6 triangle mesh.
 fn shape_code(shape: &Shape) -> i32 {
     match shape {
+        Shape::Cylinder { .. } => 4,
+        Shape::ConvexHull(_) => 5,
+        Shape::TriangleMesh(_) => 6,
         Shape::Sphere { .. } => 0,
         Shape::Box { .. } => 1,
         Shape::Capsule { .. } => 2,
@@ -586,7 +598,15 @@ fn bounding_radius(shape: &Shape) -> f64 {
         Shape::Sphere { radius } | Shape::Capsule { radius, .. } => radius,
         Shape::Box { half_extents: e } => (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt(),
         Shape::HalfSpace => 0.0,
+        Shape::Cylinder { radius, half_height } => (radius * radius + half_height * half_height).sqrt(),
+        Shape::ConvexHull(_) | Shape::TriangleMesh(_) => {
+            shape.aabb(&Pose::identity()).map_or(0.0, |b| norm3(b.half_extents()))
+        }
     }
+}
+
+fn norm3(e: Vec3) -> f64 {
+    (e[0] * e[0] + e[1] * e[1] + e[2] * e[2]).sqrt()
 }
 
 /// Box half extents, `(0, 0, half length)` of a capsule, zero otherwise.
@@ -594,6 +614,7 @@ fn extents(shape: &Shape) -> Vec3 {
     match *shape {
         Shape::Box { half_extents } => half_extents,
         Shape::Capsule { half_length, .. } => [0.0, 0.0, half_length],
+        Shape::Cylinder { half_height, .. } => [0.0, 0.0, half_height],
         _ => [0.0; 3],
     }
 }
