@@ -93,3 +93,14 @@ fn the_direct_projection_keeps_the_joints_closed() {
     assert!(drift_projected <= 1e-8, "{drift_projected:e}");
     assert!(drift > drift_projected, "{drift:e} vs {drift_projected:e}");
 }
+
+/// With pivots at both rod ends three of the twenty equality rows are dependent and the MLCP of
+/// the step is singular: the enumeration finds no solution and the first step fails with an
+/// error (not a panic); Siconos' ENUM fails likewise, on 243 of 1000 steps.
+#[test]
+fn pivots_at_both_rod_ends_make_the_step_fail() {
+    let mut sim = slider_crank_ne::build_with_rod_pivots(slider_crank_ne::H, 10).expect("the model builds");
+    let error = sim.step().expect_err("a singular MLCP");
+    println!("slider-crank with pivots at both rod ends: {error}");
+    assert!(error.to_string().contains("one-step problem did not converge"), "{error}");
+}

@@ -12,8 +12,9 @@
 //! translates along `x` on a prismatic joint with the world. The rod is held at `B` and `C`
 //! by ball joints: with pivots there, three of the twenty rows of the closed planar loop are
 //! dependent (the loop's out-of-plane rows are counted twice), the MLCP matrix is singular,
-//! and an enumeration with a linear solve fails (our MLCP refuses it; Siconos' ENUM fails on
-//! 243 of the 1000 steps). The ball joints give sixteen independent rows and the same planar
+//! and an enumeration with a linear solve fails ([`build_with_rod_pivots`]: our enumeration
+//! stalls on the first step, which ends with an error; Siconos' ENUM fails on 243 of the 1000
+//! steps and goes on). The ball joints give sixteen independent rows and the same planar
 //! motion: the rod's spin about its own axis is a free degree of freedom that no force excites
 //! (isotropic inertia, every force on the rod through its axis).
 //!
@@ -129,12 +130,20 @@ fn about_y(beta: f64) -> [f64; 4] {
     [(beta / 2.0).cos(), 0.0, (beta / 2.0).sin(), 0.0]
 }
 
-/// Builds the model for `steps` steps of size `h` (module documentation), integrated by
-/// Moreau–Jean or, with `projection`, by the direct projection onto the constraints.
-///
-/// # Errors
-/// Bad `h` or no step (kernel errors), never for this model otherwise.
-pub fn build(h: f64, steps: usize, projection: bool) -> Result<SliderCrankNe, MechanicsError> {
+/// The three bodies in an [`Nsds`] without joints.
+struct Bodies {
+    nsds: Nsds,
+    /// Crank, rod and slider.
+    ids: [DsId; 3],
+    /// Their initial positions.
+    q: [[f64; 7]; 3],
+    /// The crank tip `B` and the slider centre `C`.
+    b: [f64; 3],
+    c: [f64; 3],
+}
+
+/// The three bodies at their initial state (module documentation).
+fn bodies() -> Result<Bodies, MechanicsError> {
     let [l1, l2] = LENGTHS;
     let (beta1, beta2) = (-FRAC_PI_2, (l1 / l2).asin());
     let b = [l1 * beta1.cos(), 0.0, -l1 * beta1.sin()];
@@ -154,6 +163,16 @@ pub fn build(h: f64, steps: usize, projection: bool) -> Result<SliderCrankNe, Me
     let crank = nsds.add_ds(body(q_crank, [vb[0] / 2.0, 0.0, vb[2] / 2.0, 0.0, RATE, 0.0], 0)?);
     let rod = nsds.add_ds(body(q_rod, [vb[0], 0.0, vb[2], 0.0, 0.0, 0.0], 1)?);
     let slider = nsds.add_ds(body(q_slider, [vb[0], 0.0, vb[2], 0.0, 0.0, 0.0], 2)?);
+    Ok(Bodies { nsds, ids: [crank, rod, slider], q: [q_crank, q_rod, q_slider], b, c })
+}
+
+/// Builds the model for `steps` steps of size `h` (module documentation), integrated by
+/// Moreau–Jean or, with `projection`, by the direct projection onto the constraints.
+///
+/// # Errors
+/// Bad `h` or no step (kernel errors), never for this model otherwise.
+pub fn build(h: f64, steps: usize, projection: bool) -> Result<SliderCrankNe, MechanicsError> {
+    let Bodies { mut nsds, ids: [crank, rod, slider], q: [q_crank, q_rod, q_slider], b, c } = bodies()?;
     let joints = Joints {
         crank: PivotJoint::new([0.0; 3], [0.0, 1.0, 0.0], Reference::Inertial, &q_crank, None)?,
         elbow: BallJoint::new(b, Reference::Inertial, &q_crank, Some(&q_rod))?,
@@ -171,6 +190,28 @@ pub fn build(h: f64, steps: usize, projection: bool) -> Result<SliderCrankNe, Me
     )?;
     let simulation = joint_simulation(nsds, vec![crank, rod, slider], h, steps, projection)?;
     Ok(SliderCrankNe { simulation, bodies: [crank, rod, slider], stop, joints })
+}
+
+/// The same mechanism (without the stop) with pivots about `y` at both ends of the rod instead
+/// of ball joints, under plain Moreau–Jean: twenty equality rows of which three are dependent
+/// (module documentation), so the MLCP matrix of every step is singular.
+///
+/// # Errors
+/// Bad `h` or no step (kernel errors).
+pub fn build_with_rod_pivots(h: f64, steps: usize) -> Result<TimeStepping, MechanicsError> {
+    let Bodies { mut nsds, ids: [crank, rod, slider], q: [q_crank, q_rod, q_slider], b, c } = bodies()?;
+    let axis = [0.0, 1.0, 0.0];
+    let pivots = [
+        (PivotJoint::new([0.0; 3], axis, Reference::Inertial, &q_crank, None)?, vec![crank]),
+        (PivotJoint::new(b, axis, Reference::Inertial, &q_crank, Some(&q_rod))?, vec![crank, rod]),
+        (PivotJoint::new(c, axis, Reference::Inertial, &q_rod, Some(&q_slider))?, vec![rod, slider]),
+    ];
+    for (pivot, systems) in pivots {
+        nsds.link(NewtonEulerR::new(pivot)?, NonsmoothLaw::equality(5)?, &systems)?;
+    }
+    let prismatic = PrismaticJoint::new([1.0, 0.0, 0.0], Reference::Inertial, &q_slider, None)?;
+    nsds.link(NewtonEulerR::new(prismatic)?, NonsmoothLaw::equality(5)?, &[slider])?;
+    joint_simulation(nsds, vec![crank, rod, slider], h, steps, false)
 }
 
 /// What a run gives.
