@@ -13,7 +13,9 @@ use nonsmooth::kernel::io::read_trajectory;
 use nonsmooth::kernel::simulation::Trajectory;
 use nonsmooth_examples::TrajectoryOutput;
 use nonsmooth_examples::cli::kernel::*;
-use nonsmooth_examples::cli::mechanics::{BouncingBallNetsArgs, PourSpheresArgs, RollingSphereArgs};
+use nonsmooth_examples::cli::mechanics::{
+    BouncingBallNetsArgs, HingedDoorArgs, PourSpheresArgs, RollingSphereArgs, SliderCrankNeArgs,
+};
 use nonsmooth_examples::cli::numerics::SolveLcpArgs;
 use nonsmooth_examples::cli::{OnNonConvergence, on_nonconvergence};
 use nonsmooth_examples::kernel::bouncing_ball::{self, BouncingBall};
@@ -43,6 +45,8 @@ fn commands() -> Vec<clap::Command> {
         WoodpeckerArgs::command(),
         BouncingBallNetsArgs::command(),
         RollingSphereArgs::command(),
+        HingedDoorArgs::command(),
+        SliderCrankNeArgs::command(),
         PourSpheresArgs::command(),
         SolveLcpArgs::command(),
     ]

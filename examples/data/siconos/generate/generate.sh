@@ -6,6 +6,7 @@
 #   TwoBouncingBallsGlobal.ref          (python3-siconos: MoreauJeanGOSI, GlobalFrictionContact)
 #   NewtonEulerRotation.txt, NewtonEulerRotationSlow.txt (C++: NewtonEulerDS free flight)
 #   BouncingBallNETSDirectProjection.ref, BouncingBallNETSCombinedProjection.ref (python3-siconos)
+#   HingedDoor.ref, SliderCrankNE.ref (python3-siconos: Newton-Euler joints and joint stops)
 # Needs the Debian packages libsiconos-kernel-dev, libsiconos-numerics-dev (4.4.0), g++ and
 # python3-siconos (4.4.0, used through the system /usr/bin/python3).
 # Usage (from anywhere): bash examples/data/siconos/generate/generate.sh
@@ -38,8 +39,21 @@ g++ -std=c++17 -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics -I/
 "$build/newton_euler_rotation" 0.05 "$outdir/NewtonEulerRotationSlow.txt" >> "$build/ne.log" 2>&1 \
     || { cat "$build/ne.log" >&2; exit 1; }
 
+# Newton-Euler joints: a door on a pivot with two stops; a slider-crank (pivot, two ball joints,
+# prismatic, a stop). `pivots` also runs the slider-crank with pivots at both rod ends, whose
+# dependent rows make ENUM fail: count Siconos' "MLCP solver failed" lines.
+/usr/bin/python3 -s "$here/hinged_door.py" "$outdir" > "$build/door.log" 2>&1 \
+    || { cat "$build/door.log" >&2; exit 1; }
+/usr/bin/python3 -s "$here/slider_crank_ne.py" "$outdir" > "$build/crank.log" 2>&1 \
+    || { cat "$build/crank.log" >&2; exit 1; }
+/usr/bin/python3 -s "$here/slider_crank_ne.py" "$outdir" pivots > "$build/pivots.log" 2>&1 \
+    || { cat "$build/pivots.log" >&2; exit 1; }
+echo "slider-crank with pivots at both rod ends: $(grep -c 'MLCP solver failed' "$build/pivots.log") failed MLCPs of 1000"
+grep -v '^\[kernel\]' "$build/pivots.log"
+
 for f in BouncingBallSchatzmanPaoli BouncingBallDirectProjection BouncingBallCombinedProjection \
-    TwoBouncingBallsGlobal BouncingBallNETSDirectProjection BouncingBallNETSCombinedProjection; do
+    TwoBouncingBallsGlobal BouncingBallNETSDirectProjection BouncingBallNETSCombinedProjection \
+    HingedDoor SliderCrankNE; do
     echo "$f.ref: $(wc -l < "$outdir/$f.ref") rows, sha256 $(sha256sum < "$outdir/$f.ref" | cut -d' ' -f1)"
 done
 for f in NewtonEulerRotation NewtonEulerRotationSlow; do
