@@ -572,7 +572,7 @@ impl SceneBuilder {
     /// (naming `body position`, `body orientation`, `body velocity` or `body angular velocity`
     /// and the first non-finite component); [`MechanicsError::UnsupportedShapePair`] when two
     /// shapes the scene can pair have no contact detection
-    /// ([`check_pair`](crate::geometry::check_pair)); errors of the bodies (zero quaternion) and
+    /// ([`crate::geometry::check_pair`]); errors of the bodies (zero quaternion) and
     /// of the kernel.
     pub fn build(self) -> Result<Scene, MechanicsError> {
         let o = &self.options;

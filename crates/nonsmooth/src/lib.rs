@@ -77,13 +77,14 @@ pub mod kernel {
 pub mod mechanics {
     //! Rigid-body mechanics (crate `nonsmooth-mechanics`): Newton–Euler bodies with unit
     //! quaternions ([`body`], [`lie`]), shapes and contact detection ([`geometry`]), contact
-    //! relations with local frames ([`contact`]), scenes that detect contacts before every step
-    //! ([`scene`], [`pile`]) and their output ([`output`]).
+    //! relations with local frames ([`contact`]), user-defined relations on Newton–Euler bodies
+    //! ([`relation`]) and the joints and joint stops built on them ([`joints`]), scenes that
+    //! detect contacts before every step ([`scene`], [`pile`]) and their output ([`output`]).
 
     #[doc(inline)]
     pub use nonsmooth_mechanics::MechanicsError;
     #[doc(inline)]
-    pub use nonsmooth_mechanics::{body, contact, geometry, lie, output, pile, scene};
+    pub use nonsmooth_mechanics::{body, contact, geometry, joints, lie, output, pile, relation, scene};
 }
 
 pub mod prelude {

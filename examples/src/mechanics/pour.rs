@@ -8,7 +8,7 @@
 //! Systems", Springer 2008, ch. 10): contacts detected at the start of the step, the 3D Coulomb
 //! one-step problem solved by nonsmooth Gauss–Seidel at tolerance 1e-4.
 //!
-//! [`Pour::run`] records, per step, the quantities that tell the story of the run: the kinetic
+//! [`Pour::sample`] records, per step, the quantities that tell the story of the run: the kinetic
 //! energy, the mean and top heights of the centres, the number of contacts, the solver's sweeps
 //! and whether it converged, and the largest penetration.
 

@@ -121,7 +121,7 @@ impl GlobalNsnAcOptions {
 /// `F(v, r) = [ M v − q − H r ; Φ(Hᵀ v + b, r) ] = 0`,
 ///
 /// where `Φ` stacks the one-contact Alart–Curnier functions (the crate's local
-/// [`NsnAcSolver`](crate::fc::NsnAcSolver) uses the same function and its blocks
+/// [`NsnAcSolver`](crate::fc::nsn_ac::NsnAcSolver) uses the same function and its blocks
 /// `A = ∂Φ/∂u`, `B = ∂Φ/∂r`). An element of the generalized Jacobian is
 ///
 /// `J = [ M , −H ; A Hᵀ , B ]`   (`(n + 3nc) × (n + 3nc)`),
