@@ -14,6 +14,7 @@ mod fc_prox;
 mod fc_quartic;
 mod fclib;
 mod gfc;
+mod gmp;
 mod io;
 mod io_limits;
 mod lcp_bpp;
