@@ -8,7 +8,7 @@ use crate::matrix::norm2;
 
 /// The error Siconos reports when an iterate holds a NaN (`gmp_compute_error` returns this
 /// constant, 10, rather than a measure).
-pub(crate) const NAN_ERROR: f64 = 10.0;
+const NAN_ERROR: f64 = 10.0;
 
 impl MixedProblem {
     /// Siconos' error of `z`; also stores `w = M z + q` into `w`.

@@ -14,8 +14,9 @@
 //!   `z_i = 0` when `q̃_i ≥ 0`, the closed form `z_i = −q̃_i / M_ii` for one unknown, else
 //!   Lemke's method ([`crate::lcp::LemkeSolver`], Siconos' default local solver);
 //! - FC3D: `z_i = 0` when `q̃_N ≥ −ε` (the trivial case of Siconos' `fc3d_driver`), else the exact
-//!   one-contact enumeration ([`crate::fc::local::solve_quartic`], Siconos' default
-//!   `SICONOS_FRICTION_3D_ONECONTACT_QUARTIC`);
+//!   one-contact enumeration (Siconos' default `SICONOS_FRICTION_3D_ONECONTACT_QUARTIC`): its
+//!   closed-form cases first (take-off, sticking `z_i = −M_ii⁻¹ q̃_i` inside the cone), then
+//!   the whole enumeration with the sliding roots ([`crate::fc::local::solve_quartic`]);
 //! - FC2D: the one-contact FC2D problem with the default FC2D solver
 //!   ([`crate::fc::Fc2dMethod`]).
 //!
@@ -30,9 +31,8 @@
 use faer::Mat;
 use faer::linalg::solvers::{PartialPivLu, SolveCore as _};
 
-use super::compute_error::NAN_ERROR;
 use super::problem::{BlockKind, MixedProblem};
-use crate::fc::local::{OneContactProblem, QuarticOptions, solve_quartic};
+use crate::fc::local::{OneContactProblem, QuarticOptions, solve_quartic, take_off_or_stick};
 use crate::fc::{Fc2dMethod, Fc2dProblem, Fc2dSolver};
 use crate::lcp::{LcpProblem, LcpSolver, LemkeOptions, LemkeSolver};
 use crate::matrix::NumericsMatrix;
@@ -130,7 +130,8 @@ impl GmpNsgsSolver {
     /// `M z + q`. The report's residual is [`MixedProblem::compute_error`] at the returned `z`;
     /// its status is [`SolverStatus::Converged`] when that is at or below the tolerance,
     /// [`SolverStatus::MaxIterations`] at the cap, [`SolverStatus::NumericalBreakdown`] when an
-    /// iterate is not finite (the residual is then 10, as Siconos reports it).
+    /// iterate or a block's local vector is not finite (the sweep stops there; the residual is
+    /// then 10 for a NaN, as in Siconos).
     ///
     /// # Errors
     /// [`NumericsError::DimensionMismatch`] when `z` or `w` does not have the problem's size;
@@ -149,12 +150,13 @@ impl GmpNsgsSolver {
         let mut ws = self.workspace(problem)?;
         let mut error = f64::INFINITY;
         for sweep in 1..=self.options.max_iterations {
+            let mut finite = true;
             for i in 0..problem.blocks().len() {
-                self.solve_block(problem, i, z, w, &mut ws)?;
+                finite = finite && self.solve_block(problem, i, z, w, &mut ws)?;
             }
             error = problem.error_into(z, w, &mut ws.local_q);
-            if !(crate::matrix::all_finite(z) && crate::matrix::all_finite(w)) {
-                return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, sweep, NAN_ERROR));
+            if !(finite && crate::matrix::all_finite(z) && crate::matrix::all_finite(w)) {
+                return Ok(SolverReport::new(SolverStatus::NumericalBreakdown, sweep, error));
             }
             if error <= self.options.tolerance {
                 return Ok(SolverReport::new(SolverStatus::Converged, sweep, error));
@@ -187,7 +189,8 @@ impl GmpNsgsSolver {
         Ok(Workspace { lu, local_q: vec![0.0; n], rhs: Mat::zeros(n, 1) })
     }
 
-    /// Solves the local problem of block `i` from the current `z`.
+    /// Solves the local problem of block `i` from the current `z`; `false` (and `z` unchanged)
+    /// when its local vector is not finite.
     fn solve_block(
         &mut self,
         problem: &MixedProblem,
@@ -195,12 +198,15 @@ impl GmpNsgsSolver {
         z: &mut [f64],
         w: &mut [f64],
         ws: &mut Workspace,
-    ) -> Result<(), NumericsError> {
+    ) -> Result<bool, NumericsError> {
         let range = problem.range(i);
         let b = range.len();
         let ql = &mut ws.local_q[..b];
         ql.copy_from_slice(&problem.q()[range.clone()]);
         problem.m().row_product(i, z, ql, false);
+        if !crate::matrix::all_finite(ql) {
+            return Ok(false);
+        }
         let diag = problem.m().diagonal_block(i).unwrap_or(&[]);
         match problem.blocks()[i] {
             BlockKind::Equality => {
@@ -237,11 +243,16 @@ impl GmpNsgsSolver {
                 } else {
                     let wl = [[diag[0], diag[3], diag[6]], [diag[1], diag[4], diag[7]], [diag[2], diag[5], diag[8]]];
                     let local = OneContactProblem::new(wl, [ql[0], ql[1], ql[2]], mu)?;
-                    let mut r = [zi[0], zi[1], zi[2]];
-                    if !r.iter().all(|v| v.is_finite()) {
-                        r = [0.0; 3];
-                    }
-                    solve_quartic(&local, &mut r, &self.options.quartic)?;
+                    // The enumeration's first two cases are closed forms: when the contact
+                    // sticks, the sliding roots need not be computed.
+                    let r = match take_off_or_stick(&local) {
+                        Some(r) => r,
+                        None => {
+                            let mut r = [0.0; 3];
+                            solve_quartic(&local, &mut r, &self.options.quartic)?;
+                            r
+                        }
+                    };
                     zi.copy_from_slice(&r);
                 }
             }
@@ -252,6 +263,6 @@ impl GmpNsgsSolver {
                 self.fc2d.solve(&fc, zi, wi)?;
             }
         }
-        Ok(())
+        Ok(true)
     }
 }

@@ -69,6 +69,36 @@ fn equality_and_contact_have_the_analytic_answer() {
     assert_eq!(report.iterations, 1);
 }
 
+/// A complementarity block of two unknowns goes to Lemke; an FC2D block to the FC2D solver.
+#[test]
+fn lcp_and_fc2d_blocks_use_their_family_solvers() {
+    let mut solver = GmpNsgsSolver::new(GmpNsgsOptions::default().with_tolerance(1e-12)).expect("options");
+    // 0 ≤ z ⊥ M z + q ≥ 0 with M = [[2, 1], [1, 2]], q = (−5, −6): z = (4/3, 7/3), w = 0.
+    let p = MixedProblem::new(
+        block_diagonal(&[vec![2.0, 1.0, 1.0, 2.0]]),
+        vec![-5.0, -6.0],
+        vec![BlockKind::Complementarity],
+    )
+    .expect("valid");
+    let (mut z, mut w) = (vec![0.0; 2], vec![0.0; 2]);
+    let report = solver.solve(&p, &mut z, &mut w).expect("solves");
+    assert!(report.is_converged(), "{report:?}");
+    assert!((z[0] - 4.0 / 3.0).abs() < 1e-12 && (z[1] - 7.0 / 3.0).abs() < 1e-12, "z = {z:?}");
+    // One 2D contact, W = I, q = (−1, 0.5), μ = 0.3: |q_T| > μ r_N, it slides:
+    // r = (1, −0.3), u = (0, 0.2).
+    let p = MixedProblem::new(
+        block_diagonal(&[vec![1.0, 0.0, 0.0, 1.0]]),
+        vec![-1.0, 0.5],
+        vec![BlockKind::Fc2d { mu: 0.3 }],
+    )
+    .expect("valid");
+    let (mut z, mut w) = (vec![0.0; 2], vec![0.0; 2]);
+    let report = solver.solve(&p, &mut z, &mut w).expect("solves");
+    assert!(report.is_converged(), "{report:?}");
+    assert!((z[0] - 1.0).abs() < 1e-10 && (z[1] + 0.3).abs() < 1e-10, "z = {z:?}");
+    assert!(w[0].abs() < 1e-10 && (w[1] - 0.2).abs() < 1e-10, "w = {w:?}");
+}
+
 #[test]
 fn bad_input_is_a_typed_error() {
     let ok = || block_diagonal(&[vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]]);
@@ -96,9 +126,30 @@ fn bad_input_is_a_typed_error() {
         MixedProblem::new(ok(), vec![0.0; 3], vec![BlockKind::Fc3d { mu: -0.1 }]),
         Err(NumericsError::InvalidInput { .. })
     ));
-    if let Ok(empty) = SparseBlockMatrix::zeros(vec![], vec![]) {
-        assert!(matches!(MixedProblem::new(empty, vec![], vec![]), Err(NumericsError::EmptyProblem { .. })));
-    }
+    let no_normal = block_diagonal(&[vec![0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]]);
+    assert!(matches!(
+        MixedProblem::new(no_normal, vec![0.0; 3], fc3d.clone()),
+        Err(NumericsError::InvalidInput { .. })
+    ));
+    let empty = SparseBlockMatrix::zeros(vec![], vec![]).expect("the empty structure");
+    assert!(matches!(MixedProblem::new(empty, vec![], vec![]), Err(NumericsError::EmptyProblem { .. })));
+    // A missing diagonal block, and a structure that is not square by blocks.
+    let off_diagonal = SparseBlockMatrix::from_blocks(
+        vec![1, 2],
+        vec![1, 2],
+        [(0, 1, Mat::from_fn(1, 1, |_, _| 1.0)), (1, 1, Mat::from_fn(1, 1, |_, _| 1.0))],
+        DuplicateBlocks::Error,
+    )
+    .expect("valid");
+    assert!(matches!(
+        MixedProblem::new(off_diagonal, vec![0.0; 2], vec![BlockKind::Equality; 2]),
+        Err(NumericsError::InvalidInput { .. })
+    ));
+    let uneven = SparseBlockMatrix::zeros(vec![1, 3], vec![2, 3]).expect("valid");
+    assert!(matches!(
+        MixedProblem::new(uneven, vec![0.0; 3], vec![BlockKind::Equality; 2]),
+        Err(NumericsError::InvalidInput { .. })
+    ));
     // A singular equality block is refused by the solver; wrong vector sizes too.
     let singular =
         MixedProblem::new(block_diagonal(&[vec![0.0]]), vec![1.0], vec![BlockKind::Equality]).expect("valid");
@@ -162,4 +213,28 @@ fn siconos_files_solve_to_siconos_status_and_error() {
     let report = solver.solve(&p, &mut z, &mut w).expect("solves");
     println!("Example1_Fc3D_SBM.dat: ours {report:?}, Siconos false 10000 1e1 (NaN)");
     assert!(report.is_converged(), "{report:?}");
+}
+
+/// Two coupled equality blocks, `M = [[2, 1], [1, 2]]`, `q = (−3, −3)`: Gauss–Seidel converges
+/// linearly to `z = (1, 1)`; one sweep is not enough, and the report says so.
+#[test]
+fn the_iteration_cap_is_a_status() {
+    let ends = vec![1, 2];
+    let one = |v: f64| Mat::from_fn(1, 1, |_, _| v);
+    let blocks = [(0, 0, one(2.0)), (0, 1, one(1.0)), (1, 0, one(1.0)), (1, 1, one(2.0))];
+    let m = SparseBlockMatrix::from_blocks(ends.clone(), ends, blocks, DuplicateBlocks::Error).expect("valid");
+    let p = MixedProblem::new(m, vec![-3.0, -3.0], vec![BlockKind::Equality; 2]).expect("valid");
+    let options = GmpNsgsOptions::default().with_tolerance(1e-12);
+    let mut solver = GmpNsgsSolver::new(options.clone().with_max_iterations(1)).expect("options");
+    let (mut z, mut w) = (vec![0.0; 2], vec![0.0; 2]);
+    let report = solver.solve(&p, &mut z, &mut w).expect("solves");
+    assert_eq!(report.status, SolverStatus::MaxIterations);
+    assert_eq!(report.iterations, 1);
+    // z = (1.5, 0.75): w = (0.75, 0), the equality error max |w| = 0.75.
+    assert_eq!(z, vec![1.5, 0.75]);
+    assert!((report.residual - 0.75).abs() < 1e-15, "{report:?}");
+    let mut solver = GmpNsgsSolver::new(options).expect("options");
+    let report = solver.solve(&p, &mut z, &mut w).expect("solves");
+    assert!(report.is_converged(), "{report:?}");
+    assert!((z[0] - 1.0).abs() < 1e-11 && (z[1] - 1.0).abs() < 1e-11, "z = {z:?}");
 }
