@@ -18,7 +18,8 @@
 //! then the GFC3D report (`gfc3d.md`, `gfc3d.csv`), see [`crate::gfc3d_report`], then the kernel
 //! report (`kernel.md`, `kernel.csv`), see [`crate::kernel_report`], then the
 //! mechanics report (`mechanics.md`, `mechanics.csv`: the sphere pile, ours and Rapier's), see
-//! [`crate::mechanics_report`]; `--only lcp|fc3d|gfc3d|kernel|mechanics` runs one of the five.
+//! [`crate::mechanics_report`], then the mixed mechanical problem report (`gmp.md`, `gmp.csv`),
+//! see [`crate::gmp_report`]; `--only lcp|fc3d|gfc3d|kernel|mechanics|gmp` runs one of the six.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -53,8 +54,9 @@ pub(crate) struct Options {
     pub(crate) out: Option<PathBuf>,
     pub(crate) reps: u32,
     pub(crate) skip_bench: bool,
-    /// `Some("lcp")`, `Some("fc3d")`, `Some("gfc3d")`, `Some("kernel")` or `Some("mechanics")`:
-    /// only that report (default: all five).
+    /// `Some("lcp")`, `Some("fc3d")`, `Some("gfc3d")`, `Some("kernel")`, `Some("mechanics")` or
+    /// `Some("gmp")`:
+    /// only that report (default: all six).
     pub(crate) only: Option<String>,
     /// The pile sizes of the mechanics report's whole-life part (`--life-sizes 1000,5000`;
     /// default: all of [`crate::mechanics_report::life::life_cases`]).
@@ -83,8 +85,8 @@ impl Options {
                 "--out" => o.out = Some(PathBuf::from(value("--out")?)),
                 "--reps" => o.reps = value("--reps")?.parse().context("--reps needs a positive integer")?,
                 "--only" => match value("--only")?.as_str() {
-                    only @ ("lcp" | "fc3d" | "gfc3d" | "kernel" | "mechanics") => o.only = Some(only.to_owned()),
-                    other => bail!("--only takes lcp, fc3d, gfc3d, kernel or mechanics, not {other:?}"),
+                    only @ ("lcp" | "fc3d" | "gfc3d" | "kernel" | "mechanics" | "gmp") => o.only = Some(only.to_owned()),
+                    other => bail!("--only takes lcp, fc3d, gfc3d, kernel, mechanics or gmp, not {other:?}"),
                 },
                 "--life-sizes" => {
                     let sizes: Result<Vec<usize>, _> = value("--life-sizes")?.split(',').map(str::parse).collect();
@@ -126,6 +128,9 @@ pub(crate) fn run(o: &Options) -> anyhow::Result<()> {
     }
     if wanted("mechanics") {
         crate::mechanics_report::run(o)?;
+    }
+    if wanted("gmp") {
+        crate::gmp_report::run(o)?;
     }
     Ok(())
 }
@@ -551,6 +556,7 @@ mod tests {
         assert_eq!(only("lcp").unwrap().only.as_deref(), Some("lcp"));
         assert_eq!(only("mechanics").unwrap().only.as_deref(), Some("mechanics"));
         assert_eq!(only("gfc3d").unwrap().only.as_deref(), Some("gfc3d"));
+        assert_eq!(only("gmp").unwrap().only.as_deref(), Some("gmp"));
         assert!(only("mlcp").is_err());
     }
 }

@@ -13,8 +13,10 @@
 //!   `docs/benchmarks/kernel.{md,csv}`; then the sphere pile, ours (NSGS sequential
 //!   and on 2 threads) and Rapier's in the same run, and its whole life (ours, Rapier, Siconos 4.4
 //!   and MuJoCo windows, by phase), written to `docs/benchmarks/mechanics.{md,csv}` and
-//!   `mechanics-life.csv` (`--only lcp|fc3d|gfc3d|kernel|mechanics` runs one of the five). See
-//!   [`bench_report`], [`fc3d_report`], [`gfc3d_report`], [`kernel_report`] and [`mechanics_report`].
+//!   `mechanics-life.csv`; then the mixed mechanical problems, ours and Siconos 4.4's `gmp_driver`,
+//!   written to `docs/benchmarks/gmp.{md,csv}` (`--only lcp|fc3d|gfc3d|kernel|mechanics|gmp` runs
+//!   one of the six). See [`bench_report`], [`fc3d_report`], [`gfc3d_report`], [`kernel_report`],
+//!   [`mechanics_report`] and [`gmp_report`].
 //! - `system-deps`: fails when a package of the dependency graph links a native library
 //!   ([`system_deps`]).
 
@@ -26,6 +28,7 @@ mod bench_report;
 mod criterion;
 mod fc3d_report;
 mod gfc3d_report;
+mod gmp_report;
 mod kernel_report;
 mod mechanics_report;
 mod report;
@@ -50,13 +53,13 @@ commands:
     --reps N               timed repetitions per pair (kernel: per case) in the Siconos scripts
                            (default: 5)
     --skip-bench           reuse the criterion results of the last run with the same baseline
-    --only lcp|fc3d|gfc3d|kernel|mechanics
-                           only the LCP, the FC3D, the GFC3D, the kernel or the mechanics report
-                           (default: all five; the FC3D report writes docs/benchmarks/fc3d.md,
-                           fc3d.csv and fc3d-profile.svg, the GFC3D report gfc3d.md and
-                           gfc3d.csv, the kernel report kernel.md and kernel.csv, the
-                           mechanics report mechanics.md, mechanics.csv and
-                           mechanics-life.csv)
+    --only lcp|fc3d|gfc3d|kernel|mechanics|gmp
+                           only the LCP, the FC3D, the GFC3D, the kernel, the mechanics or the
+                           mixed mechanical problem report (default: all six; the FC3D report
+                           writes docs/benchmarks/fc3d.md, fc3d.csv and fc3d-profile.svg, the
+                           GFC3D report gfc3d.md and gfc3d.csv, the kernel report kernel.md and
+                           kernel.csv, the mechanics report mechanics.md, mechanics.csv and
+                           mechanics-life.csv, the gmp report gmp.md and gmp.csv)
     --life-sizes N[,N]     the pile sizes of the mechanics report's whole-life part, among
                            1000 and 5000 (125 with --quick) (default: all)
   system-deps              check that no package of the workspace's dependency graph (normal,

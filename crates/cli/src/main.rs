@@ -129,7 +129,7 @@ fn at_least_one(text: &str) -> Result<usize, String> {
 }
 
 /// The names `--type` accepts, as `ProblemKind::as_str` spells them.
-const KIND_NAMES: [&str; 7] = ["lcp", "mlcp", "relay", "fc2d", "fc3d", "gfc2d", "gfc3d"];
+const KIND_NAMES: [&str; 8] = ["lcp", "mlcp", "relay", "fc2d", "fc3d", "gfc2d", "gfc3d", "gmp"];
 
 /// The kind named `name` (one of [`KIND_NAMES`], which clap has already checked).
 fn kind_from_name(name: Option<&str>) -> Option<ProblemKind> {

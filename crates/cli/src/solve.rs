@@ -12,7 +12,8 @@
 //! ```
 //!
 //! The vectors are named as the problem names them: `z` and `w = M z + q` for LCP, MLCP and
-//! relay problems; `r` (reactions) and `u = W r + q` (local velocities) for FC2D and FC3D;
+//! relay problems and mixed mechanical problems (`gmp`); `r` (reactions) and `u = W r + q`
+//! (local velocities) for FC2D and FC3D;
 //! `r`, `u = Hᵀ v + b` and the global velocities `v` for global problems. Numbers are written
 //! in shortest round-trip form (reading them back gives the same `f64`), a non-finite entry as
 //! `null`.
@@ -25,6 +26,7 @@ use nonsmooth::numerics::fc::{Fc2dMethod, Fc3dMethod};
 use nonsmooth::numerics::gfc::{
     AdmmOptions, AdmmSolver, GlobalFcOptions, GlobalFcSolver, GlobalNsnAcOptions, GlobalNsnAcSolver,
 };
+use nonsmooth::numerics::gmp::{GmpNsgsOptions, GmpNsgsSolver};
 use nonsmooth::numerics::io::{self, Problem};
 use nonsmooth::numerics::lcp::LcpMethod;
 use nonsmooth::numerics::mlcp::{MlcpMethod, MlcpProblem};
@@ -67,6 +69,10 @@ const GLOBAL_ADMM: &str = "admm";
 
 /// The GFC3D solvers that work on the global form (the others condense onto the local one).
 const GLOBAL_FC3D_SOLVERS: [&str; 2] = [GLOBAL_NSN_AC, GLOBAL_ADMM];
+
+/// The one solver of mixed mechanical problems: block Gauss–Seidel with each block's own local
+/// solver (Siconos' `SICONOS_GENERIC_MECHANICAL_NSGS`).
+const GMP_SOLVERS: [&str; 1] = ["nsgs"];
 
 /// Relay solver used when `--solver` is absent: Lemke on the LCP reformulation (exact).
 const DEFAULT_RELAY_SOLVER: &str = "lemke";
@@ -321,6 +327,22 @@ fn solve(args: &SolveArgs, problem: &Problem) -> Result<Solved, Outcome> {
                     time_solves(local_name, repeat, sizes, |r, u, v| solver.solve(gfc, r, u, v)).map_err(bad_input)?
                 }
             }
+        }
+        Problem::Gmp(gmp) => {
+            let name = args.solver.as_deref().unwrap_or(GMP_SOLVERS[0]);
+            if !GMP_SOLVERS.contains(&name) {
+                return Err(unknown_solver(name, kind, &GMP_SOLVERS));
+            }
+            let mut options = GmpNsgsOptions::default();
+            if let Some(t) = tolerance {
+                options = options.with_tolerance(t);
+            }
+            if let Some(n) = max_iterations {
+                options = options.with_max_iterations(n);
+            }
+            let mut solver = GmpNsgsSolver::new(options).map_err(bad_input)?;
+            time_solves(GMP_SOLVERS[0], repeat, [("z", size), ("w", size), ("", 0)], |z, w, _| solver.solve(gmp, z, w))
+                .map_err(bad_input)?
         }
         Problem::GlobalFc2d(gfc) => {
             let name = args.solver.as_deref().unwrap_or(Fc2dMethod::DEFAULT_NAME);

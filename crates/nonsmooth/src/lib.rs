@@ -7,7 +7,7 @@
 //!
 //! | module | what it holds | Siconos counterpart |
 //! |---|---|---|
-//! | [`numerics`] | finite-dimensional problems (LCP, MLCP, relay, frictional contact in 2D and 3D, local and global), their solvers, matrices and problem files; no notion of time | `numerics` |
+//! | [`numerics`] | finite-dimensional problems (LCP, MLCP, relay, frictional contact in 2D and 3D, local and global, mixed mechanical), their solvers, matrices and problem files; no notion of time | `numerics` |
 //! | [`kernel`] | modelling (dynamical systems, relations, nonsmooth laws, interactions) and simulation (Moreau–Jean and other one-step integrators, one-step nonsmooth problems, time-stepping, event-driven) | `kernel` |
 //! | [`mechanics`] | Newton–Euler rigid bodies with quaternions, shapes, contact detection, scenes | `mechanics` |
 //! | [`prelude`] | the names most programs need, from all three | |
@@ -56,7 +56,7 @@ pub mod numerics {
     #[doc(no_inline)]
     pub use nonsmooth_numerics::{faer, sprs};
     #[doc(inline)]
-    pub use nonsmooth_numerics::{fc, gfc, io, lcp, matrix, mlcp, relay, roots};
+    pub use nonsmooth_numerics::{fc, gfc, gmp, io, lcp, matrix, mlcp, relay, roots};
 }
 
 pub mod kernel {

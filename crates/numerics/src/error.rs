@@ -57,7 +57,7 @@ pub enum NumericsError {
     /// layout, e.g. a `GenericMechanicalProblem`).
     #[error(
         "unsupported problem type: {problem} ({siconos}) in {path}; the supported types are lcp, mlcp, relay, \
-         fc2d, fc3d, gfc2d and gfc3d"
+         fc2d, fc3d, gfc2d, gfc3d and gmp"
     )]
     UnsupportedProblem {
         /// The file's path (or `<memory>`).
@@ -66,6 +66,21 @@ pub enum NumericsError {
         problem: &'static str,
         /// Siconos' name of the type (e.g. `GenericMechanicalProblem`).
         siconos: &'static str,
+    },
+    /// A block of a mixed problem ([`crate::gmp::MixedProblem`]) has a nonsmooth law that a
+    /// mixed problem here cannot hold (Siconos' problem-type number `code`).
+    #[error(
+        "unsupported law of block {block} of a mixed problem: Siconos type {code} ({name}); the supported types \
+         are 0 (LCP), 2 (EQUALITY), 3 (FC2D) and 4 (FC3D)"
+    )]
+    UnsupportedBlock {
+        /// The block row.
+        block: usize,
+        /// Siconos' problem-type number.
+        code: i64,
+        /// Siconos' name of the type (`RELAY`, `MLCP`, ...), `unknown` for a number it does
+        /// not define.
+        name: &'static str,
     },
     /// The solver does not handle this matrix storage.
     #[error("solver {solver} does not support {storage} storage")]

@@ -27,6 +27,7 @@ mod report;
 
 pub mod fc;
 pub mod gfc;
+pub mod gmp;
 pub mod io;
 pub mod lcp;
 pub mod matrix;

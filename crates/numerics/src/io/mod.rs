@@ -1,5 +1,5 @@
 //! Siconos' text problem files (`.dat`): reading and writing matrices and the LCP, MLCP, relay,
-//! FC2D, FC3D and global FC2D/FC3D problems they hold.
+//! FC2D, FC3D, global FC2D/FC3D and mixed mechanical problems they hold.
 //!
 //! # The format (facts from Siconos' readers, `numerics/src/tools/NumericsMatrix.c` and the
 //! problems' `*_newFromFile`)
@@ -22,7 +22,14 @@
 //! - global FC: `d`, `nc`, `M`, `H`, `q`, `b`, `μ`;
 //! - MLCP: `isStorageType1`, `isStorageType2`, `n`, `m`; for storage 1 the row-block starts (up
 //!   to the first value `≥ n + m`), one 0/1 type per block, `M`, `q`; for storage 2 the blocks
-//!   `A`, `B`, `C`, `D` written row after row, then `a`, `b`.
+//!   `A`, `B`, `C`, `D` written row after row, then `a`, `b`;
+//! - mixed mechanical problem (Siconos' `genericMechanical_newFromFile` /
+//!   `genericMechanicalProblem_printInFile`): a square sparse-block `M` (storage 1), `q`, then
+//!   for each block row of `M` its law's type number (0 LCP, 2 equality, 3 FC2D, 4 FC3D),
+//!   followed by `μ` for a contact block. Siconos writes and reads `μ` only for FC3D blocks
+//!   (its FC2D blocks get none, and it has no bounds for relay blocks); we also write and read
+//!   it for FC2D blocks, so that the file holds the whole problem. Other type numbers give
+//!   [`NumericsError::UnsupportedBlock`].
 //!
 //! Text after the data (comments, solutions) is ignored, as Siconos ignores it.
 //!
@@ -40,11 +47,10 @@
 //! unread tokens.) When no layout is accepted, the error of the layout that read furthest is
 //! returned (at equal distance, a validation error such as [`NumericsError::NonFinite`] rather
 //! than a parse error), unless a layout was stopped by the read limit: then that
-//! [`NumericsError::ReadLimitExceeded`] (see *Memory*); and except for a file in the layout of
-//! a Siconos problem type this crate does not read, which is
-//! [`NumericsError::UnsupportedProblem`] naming it: a `GenericMechanicalProblem` (Siconos'
-//! `genericMechanicalProblem_printInFile`: a square sparse-block `M`, `q`, then each diagonal
-//! block's sub-problem type and parameters).
+//! [`NumericsError::ReadLimitExceeded`] (see *Memory*). The mixed mechanical layout is tried
+//! only when none of the others is accepted (its files start with a sparse-block matrix, which
+//! no other layout does), or when the kind is given or hinted (a folder named `gmp` or
+//! `genericmechanical`, a file name starting with `gmp`).
 //!
 //! # Writing
 //!
@@ -104,12 +110,13 @@ use std::path::Path;
 use crate::NumericsError;
 use crate::fc::{Fc2dProblem, Fc3dProblem};
 use crate::gfc::{GlobalFc2dProblem, GlobalFc3dProblem};
+use crate::gmp::MixedProblem;
 use crate::lcp::LcpProblem;
 use crate::matrix::NumericsMatrix;
 use crate::mlcp::MlcpProblem;
 use crate::relay::RelayProblem;
 
-use lexer::{Budget, Cursor, Token, count_tokens, token_index_bytes, tokenize_counted};
+use lexer::{Budget, Cursor, count_tokens, token_index_bytes, tokenize_counted};
 use problems::{Layout, read_layout};
 
 /// Default of [`ReadOptions::max_bytes`]: 4 GiB.
@@ -167,11 +174,13 @@ pub enum ProblemKind {
     GlobalFc2d,
     /// Global 3D frictional contact ([`GlobalFc3dProblem`]).
     GlobalFc3d,
+    /// Mixed mechanical problem ([`MixedProblem`], Siconos' `GenericMechanicalProblem`).
+    Gmp,
 }
 
 impl ProblemKind {
     /// Every kind, in declaration order.
-    pub const ALL: [ProblemKind; 7] = [
+    pub const ALL: [ProblemKind; 8] = [
         ProblemKind::Lcp,
         ProblemKind::Mlcp,
         ProblemKind::Relay,
@@ -179,10 +188,11 @@ impl ProblemKind {
         ProblemKind::Fc3d,
         ProblemKind::GlobalFc2d,
         ProblemKind::GlobalFc3d,
+        ProblemKind::Gmp,
     ];
 
     /// Short lowercase name, as the collection's folders are named: `lcp`, `mlcp`, `relay`,
-    /// `fc2d`, `fc3d`, `gfc2d`, `gfc3d`.
+    /// `fc2d`, `fc3d`, `gfc2d`, `gfc3d`, `gmp`.
     pub fn as_str(&self) -> &'static str {
         match self {
             ProblemKind::Lcp => "lcp",
@@ -192,6 +202,7 @@ impl ProblemKind {
             ProblemKind::Fc3d => "fc3d",
             ProblemKind::GlobalFc2d => "gfc2d",
             ProblemKind::GlobalFc3d => "gfc3d",
+            ProblemKind::Gmp => "gmp",
         }
     }
 
@@ -224,6 +235,8 @@ pub enum Problem {
     GlobalFc2d(GlobalFc2dProblem),
     /// A global 3D frictional contact problem.
     GlobalFc3d(GlobalFc3dProblem),
+    /// A mixed mechanical problem.
+    Gmp(MixedProblem),
 }
 
 impl Problem {
@@ -237,12 +250,13 @@ impl Problem {
             Problem::Fc3d(_) => ProblemKind::Fc3d,
             Problem::GlobalFc2d(_) => ProblemKind::GlobalFc2d,
             Problem::GlobalFc3d(_) => ProblemKind::GlobalFc3d,
+            Problem::Gmp(_) => ProblemKind::Gmp,
         }
     }
 
     /// Number of unknowns: `n` (LCP, relay), `n + m` (MLCP), `d·nc` reactions (local and global
     /// frictional contact; a global problem also has [`GlobalFc3dProblem::velocity_size`]
-    /// velocities).
+    /// velocities), `M`'s size (mixed problem).
     pub fn size(&self) -> usize {
         match self {
             Problem::Lcp(p) => p.size(),
@@ -252,11 +266,12 @@ impl Problem {
             Problem::Fc3d(p) => p.size(),
             Problem::GlobalFc2d(p) => p.size(),
             Problem::GlobalFc3d(p) => p.size(),
+            Problem::Gmp(p) => p.size(),
         }
     }
 
     /// The problem's matrices with their names: `M` (LCP, relay, MLCP whole form, plus `A`, `B`,
-    /// `C`, `D` for an MLCP block form), `W` (local FC), `M` and `H` (global FC).
+    /// `C`, `D` for an MLCP block form), `W` (local FC), `M` and `H` (global FC), `M` (mixed).
     pub fn matrices(&self) -> Vec<(&'static str, &NumericsMatrix)> {
         match self {
             Problem::Lcp(p) => vec![("M", p.m())],
@@ -265,6 +280,7 @@ impl Problem {
             Problem::Fc3d(p) => vec![("W", p.w())],
             Problem::GlobalFc2d(p) => vec![("M", p.m()), ("H", p.h())],
             Problem::GlobalFc3d(p) => vec![("M", p.m()), ("H", p.h())],
+            Problem::Gmp(p) => vec![("M", p.matrix())],
             Problem::Mlcp(p) => {
                 let mut v = Vec::new();
                 if let Some(f) = p.matrix_form() {
@@ -285,7 +301,7 @@ impl Problem {
             Problem::Fc3d(p) => Some(p.number_of_contacts()),
             Problem::GlobalFc2d(p) => Some(p.number_of_contacts()),
             Problem::GlobalFc3d(p) => Some(p.number_of_contacts()),
-            Problem::Lcp(_) | Problem::Mlcp(_) | Problem::Relay(_) => None,
+            Problem::Lcp(_) | Problem::Mlcp(_) | Problem::Relay(_) | Problem::Gmp(_) => None,
         }
     }
 }
@@ -525,14 +541,22 @@ fn fclib_disabled() -> NumericsError {
     }
 }
 
-/// The hinted kind of a file: its parent folder when that is a kind's name, else the first of
-/// `mlcp`, `relay`, `gfc2d`, `gfc3d`, `fc2d`, `fc3d`, `lcp` that its file name contains.
+/// The hinted kind of a file: its parent folder when that is a kind's name (or
+/// `genericmechanical`: a mixed problem), else a mixed problem for a file name starting with
+/// `gmp`, else the first of `mlcp`, `relay`, `gfc2d`, `gfc3d`, `fc2d`, `fc3d`, `lcp` that its
+/// file name contains.
 fn hint_from_path(path: &Path) -> Option<ProblemKind> {
     let folder = path.parent().and_then(|p| p.file_name()).and_then(|f| f.to_str());
     if let Some(k) = folder.and_then(ProblemKind::from_name) {
         return Some(k);
     }
+    if folder.is_some_and(|f| f.eq_ignore_ascii_case("genericmechanical")) {
+        return Some(ProblemKind::Gmp);
+    }
     let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    if name.starts_with("gmp") {
+        return Some(ProblemKind::Gmp);
+    }
     [
         ProblemKind::Mlcp,
         ProblemKind::Relay,
@@ -592,10 +616,19 @@ fn parse_with(
             }
         }
     }
-    if best.is_none()
-        && let Some((problem, siconos)) = unsupported_layout(&tokens, budget)
-    {
-        return Err(NumericsError::UnsupportedProblem { path: origin.to_string(), problem, siconos });
+    // The mixed layout last, and only when no other fits (unless hinted, then it came first).
+    if best.is_none() && hint != Some(ProblemKind::Gmp) {
+        let mut c = Cursor::new(&tokens, origin, budget);
+        match read_layout(&mut c, Layout::Gmp, None) {
+            Ok(p) => return Ok(p),
+            Err(e) => {
+                let limited = matches!(e, NumericsError::ReadLimitExceeded { .. });
+                let key = (limited, c.pos(), !matches!(e, NumericsError::Parse { .. }));
+                if furthest.as_ref().is_none_or(|(k, _)| key > *k) {
+                    furthest = Some((key, e));
+                }
+            }
+        }
     }
     match (best, furthest) {
         (Some((_, _, p)), _) => Ok(p),
@@ -604,46 +637,31 @@ fn parse_with(
     }
 }
 
-/// The Siconos problem type this crate does not read whose layout `tokens` follow, as (type in
-/// words, Siconos' name); tried only when no supported layout fits.
-///
-/// A `GenericMechanicalProblem` (Siconos' `genericMechanicalProblem_printInFile`) is a square
-/// sparse-block matrix `M` (storage 1), its `q`, then a type number (and its parameters) per
-/// diagonal block: no supported layout starts with a sparse-block matrix. The matrix is read
-/// within `budget`, like the supported layouts.
-fn unsupported_layout(tokens: &[Token<'_>], budget: Budget) -> Option<(&'static str, &'static str)> {
-    let mut c = Cursor::new(tokens, "<memory>", budget);
-    if c.peek()?.text != "1" {
-        return None;
-    }
-    let m = matrix::read_matrix(&mut c, "M").ok()?;
-    let n = m.nrows();
-    if n == 0 || m.ncols() != n {
-        return None;
-    }
-    c.reals(n, "q").ok()?;
-    // The first block's type: one of Siconos' small problem-type numbers.
-    let first_type = c.integer("the first block's type").ok()?;
-    (0..64).contains(&first_type).then_some(("generic mechanical", "GenericMechanicalProblem"))
-}
-
 #[cfg(test)]
-mod unsupported_tests {
+mod gmp_tests {
     use super::*;
 
-    /// One FC3D block of a generic mechanical problem, in Siconos' layout: `M` (3 × 3, one
+    /// One FC3D block of a mixed mechanical problem, in Siconos' layout: `M` (3 × 3, one
     /// sparse block), `q`, then the block's type and friction coefficient.
     const GENERIC_MECHANICAL: &str = "1 3 3 1 1 1 3 3 2 1 0 1 0 0 1.87 -0.33 -0.54 -0.33 1.56 -0.38 -0.54 -0.38 1.46 \
                                       -1.3e-4 -0.14 -3.9e-3 4 0.1";
 
     #[test]
-    fn a_generic_mechanical_file_is_named_unsupported() {
-        let err = parse_problem(GENERIC_MECHANICAL, None).expect_err("not a supported type");
-        assert!(matches!(err, NumericsError::UnsupportedProblem { problem: "generic mechanical", .. }), "{err}");
-        assert!(err.to_string().starts_with("unsupported problem type: generic mechanical (GenericMechanicalProblem)"));
-        // Without the sub-problem list it is only a matrix and a vector: a parse error.
+    fn a_generic_mechanical_file_is_detected_and_round_trips() {
+        let p = parse_problem(GENERIC_MECHANICAL, None).expect("a mixed problem");
+        let Problem::Gmp(gmp) = &p else { panic!("read as {}", p.kind()) };
+        assert_eq!(gmp.blocks(), &[crate::gmp::BlockKind::Fc3d { mu: 0.1 }]);
+        assert_eq!(gmp.q(), &[-1.3e-4, -0.14, -3.9e-3]);
+        let again = parse_problem(&format_problem(&p), Some(ProblemKind::Gmp)).expect("round trip");
+        let Problem::Gmp(again) = again else { panic!("kind changed") };
+        assert_eq!(&again, gmp);
+        // Without the laws it is only a matrix and a vector: a parse error.
         let bare = GENERIC_MECHANICAL.rsplitn(3, ' ').nth(2).expect("three tokens or more");
         assert!(matches!(parse_problem(bare, None), Err(NumericsError::Parse { .. })));
+        // A relay law (Siconos type 9) is named.
+        let relay = GENERIC_MECHANICAL.replace(" 4 0.1", " 9");
+        let err = parse_problem(&relay, None).expect_err("relay blocks are not read");
+        assert!(matches!(err, NumericsError::UnsupportedBlock { block: 0, code: 9, name: "RELAY" }), "{err}");
         // A forced kind reads the kind's layout.
         assert!(matches!(parse_problem(GENERIC_MECHANICAL, Some(ProblemKind::Lcp)), Err(NumericsError::Parse { .. })));
     }

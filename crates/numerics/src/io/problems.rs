@@ -7,13 +7,15 @@ use super::{Problem, ProblemKind};
 use crate::NumericsError;
 use crate::fc::LocalFcProblem;
 use crate::gfc::GlobalFcProblem;
+use crate::gmp::{BlockKind, MixedProblem};
 use crate::lcp::LcpProblem;
 use crate::matrix::NumericsMatrix;
 use crate::mlcp::{MlcpBlockForm, MlcpMatrixForm, MlcpProblem};
 use crate::relay::RelayProblem;
 
-/// The five layouts: the kind of a frictional contact problem (2D or 3D) is read from its
-/// first number.
+/// The six layouts: the kind of a frictional contact problem (2D or 3D) is read from its
+/// first number. The mixed layout is not in [`Layout::DETECTION_ORDER`]: detection tries it
+/// last, when no other fits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Layout {
     Mlcp,
@@ -21,6 +23,7 @@ pub(crate) enum Layout {
     LocalFc,
     Relay,
     Lcp,
+    Gmp,
 }
 
 impl Layout {
@@ -35,6 +38,7 @@ impl Layout {
             ProblemKind::Relay => Layout::Relay,
             ProblemKind::Fc2d | ProblemKind::Fc3d => Layout::LocalFc,
             ProblemKind::GlobalFc2d | ProblemKind::GlobalFc3d => Layout::GlobalFc,
+            ProblemKind::Gmp => Layout::Gmp,
         }
     }
 }
@@ -50,6 +54,7 @@ pub(crate) fn read_layout(
         Layout::Lcp => read_lcp(c).map(Problem::Lcp),
         Layout::Relay => read_relay(c).map(Problem::Relay),
         Layout::Mlcp => read_mlcp(c).map(Problem::Mlcp),
+        Layout::Gmp => read_gmp(c).map(Problem::Gmp),
         Layout::LocalFc => {
             let at = c.pos();
             let d = read_dimension(c, "the contact dimension")?;
@@ -241,6 +246,52 @@ fn read_rows(c: &mut Cursor<'_, '_>, rows: usize, cols: usize, what: &str) -> Re
     Ok(NumericsMatrix::Dense(a))
 }
 
+/// `genericMechanical_newFromFile`: a sparse-block `M`, `q` (`M`'s columns), then for each
+/// block row of `M` its law's type number, followed by `μ` for FC3D (and, here, FC2D) blocks.
+fn read_gmp(c: &mut Cursor<'_, '_>) -> Result<MixedProblem, NumericsError> {
+    let at = c.pos();
+    let m = match read_matrix(c, "the mixed problem matrix M")? {
+        NumericsMatrix::SparseBlock(m) => m,
+        other => {
+            return Err(c.error_at(
+                at,
+                format_args!("a mixed problem's M is sparse-block (storage 1), not {}", other.storage().as_str()),
+            ));
+        }
+    };
+    let q = c.reals(m.ncols(), "the mixed problem vector q")?;
+    let nblocks = m.n_block_rows();
+    c.charge(array_bytes(nblocks, 16), &|| "the mixed problem's laws".to_string())?;
+    let mut blocks = Vec::with_capacity(nblocks);
+    for block in 0..nblocks {
+        let code = c.integer("a block's law type")?;
+        let kind = match code {
+            0 => BlockKind::Complementarity,
+            2 => BlockKind::Equality,
+            3 => BlockKind::Fc2d { mu: c.real("a friction coefficient mu")? },
+            4 => BlockKind::Fc3d { mu: c.real("a friction coefficient mu")? },
+            _ => {
+                let name = BlockKind::siconos_name(code).unwrap_or("unknown");
+                return Err(NumericsError::UnsupportedBlock { block, code, name });
+            }
+        };
+        blocks.push(kind);
+    }
+    MixedProblem::new(m, q, blocks)
+}
+
+/// `genericMechanicalProblem_printInFile`'s layout (see [`read_gmp`]).
+fn write_gmp(out: &mut String, p: &MixedProblem) {
+    write_matrix(out, p.matrix());
+    write_reals(out, p.q());
+    for kind in p.blocks() {
+        out.push_str(&format!("{}\n", kind.siconos_type()));
+        if let Some(mu) = kind.mu() {
+            write_reals(out, &[mu]);
+        }
+    }
+}
+
 /// Appends `p` in Siconos' layout for its kind.
 pub(crate) fn write_problem(out: &mut String, p: &Problem) {
     match p {
@@ -257,6 +308,7 @@ pub(crate) fn write_problem(out: &mut String, p: &Problem) {
         Problem::GlobalFc2d(p) => write_global_fc(out, p),
         Problem::GlobalFc3d(p) => write_global_fc(out, p),
         Problem::Mlcp(p) => write_mlcp(out, p),
+        Problem::Gmp(p) => write_gmp(out, p),
     }
 }
 

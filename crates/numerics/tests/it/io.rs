@@ -166,6 +166,11 @@ fn problem_print(p: &Problem) -> ProblemPrint {
         Problem::Fc3d(p) => vec![bits(p.q()), bits(p.mu())],
         Problem::GlobalFc2d(p) => vec![bits(p.q()), bits(p.b()), bits(p.mu())],
         Problem::GlobalFc3d(p) => vec![bits(p.q()), bits(p.b()), bits(p.mu())],
+        Problem::Gmp(p) => {
+            ints.extend(p.blocks().iter().map(|b| b.siconos_type() as usize));
+            let mu: Vec<f64> = p.blocks().iter().filter_map(|b| b.mu()).collect();
+            vec![bits(p.q()), bits(&mu)]
+        }
         Problem::Mlcp(p) => {
             ints.extend([p.n(), p.m()]);
             let mut v = Vec::new();
@@ -380,6 +385,7 @@ fn check_mutant(text: &str, kind: Option<ProblemKind>) -> bool {
                         | NumericsError::EmptyProblem { .. }
                         | NumericsError::InvalidInput { .. }
                         | NumericsError::UnsupportedProblem { .. }
+                        | NumericsError::UnsupportedBlock { .. }
                 ),
                 "unexpected error kind: {e:?}"
             );

@@ -15,6 +15,7 @@ mod fc_quartic;
 mod fclib;
 mod gfc;
 mod gfc_solvers;
+mod gmp;
 mod io;
 mod io_limits;
 mod lcp_bpp;
