@@ -184,7 +184,7 @@ pub struct HingedDoorArgs {
 /// box), the first on a pivot about y with the world at the origin, each next one on a pivot
 /// about y with the previous one at their common end; released at rest along x (horizontal).
 /// The far end of each link has a contact with the floor z = −0.6: Newton impact with Coulomb
-/// friction, e_n = 0.5, e_t = 0, μ = 0.3. The scheme: Moreau–Jean θ = 1/2, h = 1e-3, Newton
+/// friction, e_n = 0, e_t = 0, μ = 0.3. The scheme: Moreau–Jean θ = 1/2, h = 1e-3, Newton
 /// tolerance 1e-10, the mixed mechanical problem of each step (Siconos' GenericMechanical: the
 /// pivots' equality blocks and the contacts' 3D Coulomb blocks) by block Gauss–Seidel at
 /// tolerance 1e-10; the first 2000 steps are our Siconos 4.4 reference PendulumChain.ref.

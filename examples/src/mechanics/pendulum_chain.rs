@@ -10,7 +10,7 @@
 //! at rest. Pivots about `y` (five equality rows each): link 0 to the world at the origin,
 //! link `k` to link `k − 1` at `(0.5 k, 0, 0)`. The far end of each link (body point
 //! `(0.25, 0, 0)`) has a contact with the floor `z = −0.6` ([`EndOnFloor`]: Siconos'
-//! `NewtonEuler3DR` on a body-fixed point), Newton impact friction `e_n = 0.5`, `e_t = 0`,
+//! `NewtonEuler3DR` on a body-fixed point), Newton impact friction `e_n = 0`, `e_t = 0`,
 //! `μ = 0.3`.
 //!
 //! Scheme (the same on Siconos' side, `examples/data/siconos/generate/pendulum_chain.py`):
@@ -48,7 +48,7 @@ pub const MASS: f64 = 1.0;
 /// Height of the floor.
 pub const FLOOR: f64 = -0.6;
 /// Normal restitution, tangential restitution and friction coefficient of the floor.
-pub const FLOOR_LAW: (f64, f64, f64) = (0.5, 0.0, 0.3);
+pub const FLOOR_LAW: (f64, f64, f64) = (0.0, 0.0, 0.3);
 /// Gravity.
 pub const GRAVITY: f64 = 9.81;
 /// Time step of the Siconos reference.

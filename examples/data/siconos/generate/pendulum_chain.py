@@ -11,7 +11,7 @@ PivotJointR(P = (0.5 k, 0, 0), A = (0, 1, 0), True, link k-1, link k) for k = 1.
 EqualityConditionNSL(5).
 Contacts: the far end of each link (body point (0.25, 0, 0)) against the floor z = -0.6, a
 NewtonEuler3DR whose h sets y = z_P + 0.6 (P = G + R (0.25, 0, 0)), normal (0, 0, 1), contact
-point P; NewtonImpactFrictionNSL(0.5, 0, 0.3, 3).
+point P; NewtonImpactFrictionNSL(0, 0, 0.3, 3) (no restitution: see the data README).
 MoreauJeanOSI(0.5), GenericMechanical() with its NSGS at tolerance 1e-10 and 100000 sweeps,
 TimeDiscretisation(0, 1e-3), T = 2 (2000 steps), Newton tolerance 1e-10.
 
@@ -82,7 +82,7 @@ def run():
     for k in range(LINKS):
         end = EndOnFloor([LENGTH / 2, 0.0, 0.0])
         relations.append(end)
-        nsds.link(sk.Interaction(sk.NewtonImpactFrictionNSL(0.5, 0.0, 0.3, 3), end), links[k])
+        nsds.link(sk.Interaction(sk.NewtonImpactFrictionNSL(0.0, 0.0, 0.3, 3), end), links[k])
     osnspb = sk.GenericMechanical()
     options = osnspb.numericsSolverOptions()
     options.dparam[0] = 1e-10
