@@ -1,5 +1,5 @@
 //! One-step nonsmooth problems, assembled blockwise from the interaction graph (Siconos' `LCP`,
-//! `MLCP`, `Relay` and `FrictionContact`, `LinearOSNS`; Siconos developer documentation,
+//! `MLCP`, `Relay`, `FrictionContact` and `GenericMechanical`, `LinearOSNS`; Siconos developer documentation,
 //! "OneStepNSProblem formalisation for several interactions"; Acary and Brogliato 2008,
 //! section 10.3). At velocity level,
 //!
@@ -131,8 +131,9 @@ pub enum OsnsKind {
 /// A one-step nonsmooth problem of a time-stepping simulation (Siconos' `OneStepNSProblem`): posed
 /// at a [`ProblemLevel`] on the interactions of the integrators of that level, from what they
 /// hand it ([`Contribution`]); it solves for their multipliers and adds the inputs to their
-/// systems. [`OneStepNsProblem`] holds the linear problems (LCP, MLCP, relay, FC2D, FC3D); a new
-/// family (a global frictional-contact or a mixed mechanical problem) is a new type.
+/// systems. [`OneStepNsProblem`] holds the linear problems (LCP, MLCP, relay, FC2D, FC3D) and
+/// the mixed mechanical problem; a new family (as the global frictional-contact problem) is a
+/// new type.
 pub trait OneStepProblem: std::any::Any + Send + std::fmt::Debug {
     /// Checks that the law of every interaction for which `belongs` holds fits this problem.
     ///
