@@ -14,7 +14,7 @@ use nonsmooth::kernel::simulation::Trajectory;
 use nonsmooth_examples::TrajectoryOutput;
 use nonsmooth_examples::cli::kernel::*;
 use nonsmooth_examples::cli::mechanics::{
-    BouncingBallNetsArgs, HingedDoorArgs, PourSpheresArgs, RollingSphereArgs, SliderCrankNeArgs,
+    BouncingBallNetsArgs, HingedDoorArgs, PendulumChainArgs, PourSpheresArgs, RollingSphereArgs, SliderCrankNeArgs,
 };
 use nonsmooth_examples::cli::numerics::SolveLcpArgs;
 use nonsmooth_examples::cli::{OnNonConvergence, on_nonconvergence};
@@ -47,6 +47,7 @@ fn commands() -> Vec<clap::Command> {
         RollingSphereArgs::command(),
         HingedDoorArgs::command(),
         SliderCrankNeArgs::command(),
+        PendulumChainArgs::command(),
         PourSpheresArgs::command(),
         SolveLcpArgs::command(),
     ]

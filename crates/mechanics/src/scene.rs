@@ -11,6 +11,13 @@
 //! contact is identified between steps by its pair of shapes and its index in the pair's
 //! contact set.
 //!
+//! Joints ([`SceneBuilder::add_joint`]: ball, pivot, prismatic, between two bodies or a body and
+//! the ground) and joint stops ([`SceneBuilder::add_joint_stop`]) are interactions of their own,
+//! an equality law on the joint's rows and a Newton impact law on a stop. A scene with joints is
+//! stepped through the kernel's mixed mechanical problem ([`OneStepNsProblem::mixed`], Siconos'
+//! `GenericMechanical`: equality, complementarity and 3D Coulomb blocks in one problem, block
+//! Gauss–Seidel at the FC3D method's tolerance); a scene without joints keeps the FC3D problem.
+//!
 //! ```no_run
 //! use nonsmooth_mechanics::geometry::Shape;
 //! use nonsmooth_mechanics::scene::{BodySpec, Material, SceneBuilder};
@@ -47,8 +54,11 @@ use crate::MechanicsError;
 use crate::body::NewtonEulerDs;
 use crate::contact::{ContactDimension, ContactRelation, jacobian_block};
 use crate::geometry::{Aabb, BroadPhase, ContactPoint, Pose, Shape, check_pair, collide};
+use crate::joints::{BallJoint, JointStop, PivotJoint, PrismaticJoint, Reference};
 use crate::lie::{Mat3, Quaternion, Vec3};
 use crate::output::BodyFrame;
+use crate::relation::{NewtonEulerR, NewtonEulerRelation};
+use nonsmooth_numerics::gmp::GmpNsgsOptions;
 
 /// Contact coefficients of a surface: the Coulomb friction coefficient `μ` and the normal
 /// restitution `e` of Siconos' `NewtonImpactFrictionNSL` (Acary & Brogliato 2008, ch. 3), checked
@@ -443,12 +453,83 @@ pub struct StaticShape {
     pub material: Material,
 }
 
+/// A joint of a scene ([`SceneBuilder::add_joint`]), its point and axis in the inertial frame at
+/// the bodies' initial positions (Siconos' `KneeJointR`, `PivotJointR`, `PrismaticJointR` with
+/// `absoluteRef`; see [`crate::joints`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum SceneJoint {
+    /// Ball joint at `point` (3 equality rows).
+    Ball {
+        /// The joint's point.
+        point: Vec3,
+    },
+    /// Pivot (hinge) at `point` about `axis` (5 equality rows).
+    Pivot {
+        /// A point of the hinge's axis.
+        point: Vec3,
+        /// The hinge's axis.
+        axis: Vec3,
+    },
+    /// Prismatic (slider) along `axis` (5 equality rows).
+    Prismatic {
+        /// The sliding axis.
+        axis: Vec3,
+    },
+}
+
+/// Which side of a joint coordinate a stop bounds ([`SceneBuilder::add_joint_stop`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopSide {
+    /// `d ≥ stop`.
+    Lower,
+    /// `d ≤ stop`.
+    Upper,
+}
+
+/// A joint of a scene as built: its relation (a copy, for [`Scene::joint_drift`]) and bodies.
+#[derive(Clone, Debug)]
+enum BuiltJoint {
+    Ball(BallJoint),
+    Pivot(PivotJoint),
+    Prismatic(PrismaticJoint),
+}
+
+impl BuiltJoint {
+    fn relation(&mut self) -> &mut dyn NewtonEulerRelation {
+        match self {
+            BuiltJoint::Ball(j) => j,
+            BuiltJoint::Pivot(j) => j,
+            BuiltJoint::Prismatic(j) => j,
+        }
+    }
+}
+
+/// A joint added to a builder: its kind, its body and the other body (`None`: the ground).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct JointSpec {
+    kind: SceneJoint,
+    body: usize,
+    other: Option<usize>,
+}
+
+/// A stop added to a builder on the coordinate of joint `joint`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct StopSpec {
+    joint: usize,
+    side: StopSide,
+    stop: f64,
+    restitution: f64,
+}
+
 /// Builds a [`Scene`].
 #[derive(Clone, Debug, Default)]
 pub struct SceneBuilder {
     options: SceneOptions,
     bodies: Vec<BodySpec>,
     statics: Vec<StaticShape>,
+    joints: Vec<JointSpec>,
+    stops: Vec<StopSpec>,
 }
 
 /// A pose whose local `+z` axis is the unit vector `n` (the outward normal of a half-space).
@@ -494,6 +575,67 @@ impl SceneBuilder {
     pub fn with_method(mut self, method: Fc3dMethod) -> Self {
         self.options.method = method;
         self
+    }
+
+    /// Adds a joint `kind` between body `body` and body `other` (`None`: the fixed ground), its
+    /// point and axis given in the inertial frame at the bodies' initial positions; returns the
+    /// joint's index. The joint's rows are linked with an equality law; bodies still collide as
+    /// shapes (place jointed shapes apart).
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`] for a body index not yet added; [`KernelError::InvalidModel`]
+    /// for a joint of a body with itself; [`KernelError::NonFinite`] for a point or an axis
+    /// that is not finite (a zero axis is reported when the scene is built).
+    pub fn add_joint(&mut self, kind: SceneJoint, body: usize, other: Option<usize>) -> Result<usize, MechanicsError> {
+        for b in std::iter::once(body).chain(other) {
+            if b >= self.bodies.len() {
+                return Err(KernelError::UnknownDs(b).into());
+            }
+        }
+        if other == Some(body) {
+            return Err(KernelError::InvalidModel(format!("a joint of body {body} with itself")).into());
+        }
+        let finite = match kind {
+            SceneJoint::Ball { point } => point.iter().all(|x| x.is_finite()),
+            SceneJoint::Pivot { point, axis } => point.iter().chain(&axis).all(|x| x.is_finite()),
+            SceneJoint::Prismatic { axis } => axis.iter().all(|x| x.is_finite()),
+        };
+        if !finite {
+            return Err(KernelError::NonFinite { what: "joint point or axis" }.into());
+        }
+        self.joints.push(JointSpec { kind, body, other });
+        Ok(self.joints.len() - 1)
+    }
+
+    /// Adds a stop on the coordinate of joint `joint` (a pivot's angle or a prismatic
+    /// displacement, [`crate::joints::JointCoordinate`]; Siconos' `JointStopR`): `d ≥ stop`
+    /// ([`StopSide::Lower`]) or `d ≤ stop`, with a Newton impact law of restitution
+    /// `restitution`. Returns the stop's index.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidModel`] for an unknown joint or a ball joint (no coordinate);
+    /// [`KernelError::NonFinite`] for a stop that is not finite; the law's errors for a
+    /// restitution out of `[0, 1]`.
+    pub fn add_joint_stop(
+        &mut self,
+        joint: usize,
+        side: StopSide,
+        stop: f64,
+        restitution: f64,
+    ) -> Result<usize, MechanicsError> {
+        match self.joints.get(joint).map(|j| j.kind) {
+            None => return Err(KernelError::InvalidModel(format!("no joint {joint} for a stop")).into()),
+            Some(SceneJoint::Ball { .. }) => {
+                return Err(KernelError::InvalidModel("a ball joint has no coordinate to stop".into()).into());
+            }
+            Some(_) => {}
+        }
+        if !stop.is_finite() {
+            return Err(KernelError::NonFinite { what: "joint stop" }.into());
+        }
+        NonsmoothLaw::newton_impact(restitution)?;
+        self.stops.push(StopSpec { joint, side, stop, restitution });
+        Ok(self.stops.len() - 1)
     }
 
     /// Adds a body; returns its index.
@@ -636,13 +778,23 @@ impl SceneBuilder {
             let id = nsds.add_ds(ds);
             bodies.push(SceneBody { ds: id, shape: spec.shape.clone(), material: spec.material });
         }
-        let sim = TimeStepping::new(
-            nsds,
-            MoreauJeanOsi::with_theta(o.theta)?,
+        let joints = link_joints(&mut nsds, &bodies, &self.joints, &self.stops)?;
+        let problem = if joints.is_empty() {
             match (&o.method, o.factored_delassus) {
                 (Fc3dMethod::Nsgs(nsgs), true) => OneStepNsProblem::friction_contact_3d_factored(nsgs.clone())?,
                 (method, _) => OneStepNsProblem::friction_contact_3d(method.clone())?,
-            },
+            }
+        } else {
+            OneStepNsProblem::mixed(
+                GmpNsgsOptions::default()
+                    .with_tolerance(o.method.tolerance())
+                    .with_max_iterations(SceneOptions::NSGS_MAX_SWEEPS),
+            )?
+        };
+        let sim = TimeStepping::new(
+            nsds,
+            MoreauJeanOsi::with_theta(o.theta)?,
+            problem,
             TimeDiscretisation::new(0.0, o.h, o.t_end)?,
             TimeSteppingOptions::default()
                 .with_newton_tolerance(o.newton_tolerance)
@@ -664,6 +816,7 @@ impl SceneBuilder {
             .chain((0..self.statics.len()).filter(|&k| is_half_space(&self.statics[k])))
             .collect();
         Ok(Scene {
+            joints,
             tolerance: o.method.tolerance(),
             statics: self.statics,
             static_index,
@@ -684,6 +837,66 @@ impl SceneBuilder {
             found: Vec::new(),
         })
     }
+}
+
+/// Links the joints `specs` and their stops `stops` between the scene's `bodies` in `nsds`
+/// (equality laws on the joints' rows, Newton impact laws on the stops), built at the bodies'
+/// initial positions; returns the joints with their systems.
+fn link_joints(
+    nsds: &mut Nsds,
+    bodies: &[SceneBody],
+    specs: &[JointSpec],
+    stops: &[StopSpec],
+) -> Result<Vec<(BuiltJoint, DsId, Option<DsId>)>, MechanicsError> {
+    let mut built = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let ds1 = bodies[spec.body].ds;
+        let ds2 = spec.other.map(|b| bodies[b].ds);
+        let q1: Vec<f64> = nsds.ds(ds1)?.state().q().to_vec();
+        let q2: Option<Vec<f64>> = ds2.map(|d| nsds.ds(d).map(|s| s.state().q().to_vec())).transpose()?;
+        let systems: Vec<DsId> = std::iter::once(ds1).chain(ds2).collect();
+        let joint = match spec.kind {
+            SceneJoint::Ball { point } => {
+                let j = BallJoint::new(point, Reference::Inertial, &q1, q2.as_deref())?;
+                nsds.link(NewtonEulerR::new(j.clone())?, NonsmoothLaw::equality(3)?, &systems)?;
+                BuiltJoint::Ball(j)
+            }
+            SceneJoint::Pivot { point, axis } => {
+                let j = PivotJoint::new(point, axis, Reference::Inertial, &q1, q2.as_deref())?;
+                nsds.link(NewtonEulerR::new(j.clone())?, NonsmoothLaw::equality(5)?, &systems)?;
+                BuiltJoint::Pivot(j)
+            }
+            SceneJoint::Prismatic { axis } => {
+                let j = PrismaticJoint::new(axis, Reference::Inertial, &q1, q2.as_deref())?;
+                nsds.link(NewtonEulerR::new(j.clone())?, NonsmoothLaw::equality(5)?, &systems)?;
+                BuiltJoint::Prismatic(j)
+            }
+        };
+        built.push((joint, ds1, ds2));
+    }
+    for stop in stops {
+        let (joint, ds1, ds2) = &built[stop.joint];
+        let systems: Vec<DsId> = std::iter::once(*ds1).chain(*ds2).collect();
+        let law = NonsmoothLaw::newton_impact(stop.restitution)?;
+        match (joint, stop.side) {
+            (BuiltJoint::Pivot(j), StopSide::Lower) => {
+                nsds.link(NewtonEulerR::new(JointStop::lower(j.clone(), stop.stop)?)?, law, &systems)?
+            }
+            (BuiltJoint::Pivot(j), StopSide::Upper) => {
+                nsds.link(NewtonEulerR::new(JointStop::upper(j.clone(), stop.stop)?)?, law, &systems)?
+            }
+            (BuiltJoint::Prismatic(j), StopSide::Lower) => {
+                nsds.link(NewtonEulerR::new(JointStop::lower(j.clone(), stop.stop)?)?, law, &systems)?
+            }
+            (BuiltJoint::Prismatic(j), StopSide::Upper) => {
+                nsds.link(NewtonEulerR::new(JointStop::upper(j.clone(), stop.stop)?)?, law, &systems)?
+            }
+            (BuiltJoint::Ball(_), _) => {
+                return Err(KernelError::InvalidModel("a ball joint has no coordinate to stop".into()).into());
+            }
+        };
+    }
+    Ok(built)
 }
 
 /// A body of a scene.
@@ -894,6 +1107,8 @@ const RELATION_BATCH: usize = 16;
 /// A scene being simulated (see the module documentation).
 pub struct Scene {
     sim: TimeStepping,
+    /// The joints (copies of their relations) with their systems, for [`Scene::joint_drift`].
+    joints: Vec<(BuiltJoint, DsId, Option<DsId>)>,
     /// The FC3D solver's tolerance, for [`Scene::run_summary`].
     tolerance: f64,
     /// Gravity, when contacts are ordered by height.
@@ -940,6 +1155,32 @@ impl Scene {
     /// The current time.
     pub fn time(&self) -> f64 {
         self.sim.time()
+    }
+
+    /// The joints' constraint violation at the current state: `max |h(q)|` over the rows of
+    /// every joint of the scene (0 without joints), the drift of Moreau–Jean's velocity-level
+    /// constraints.
+    pub fn joint_drift(&mut self) -> f64 {
+        let mut worst = 0.0f64;
+        let (mut q, mut y) = (Vec::with_capacity(14), [0.0; 5]);
+        for (joint, ds1, ds2) in &mut self.joints {
+            q.clear();
+            for d in std::iter::once(*ds1).chain(*ds2) {
+                if let Ok(ds) = self.sim.nsds().ds(d) {
+                    q.extend_from_slice(ds.state().q());
+                }
+            }
+            let relation = joint.relation();
+            let m = relation.size();
+            relation.output(&q, &mut y[..m]);
+            worst = y[..m].iter().fold(worst, |a, x| a.max(x.abs()));
+        }
+        worst
+    }
+
+    /// Number of joints.
+    pub fn number_of_joints(&self) -> usize {
+        self.joints.len()
     }
 
     /// Number of bodies.

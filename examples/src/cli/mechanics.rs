@@ -178,6 +178,39 @@ pub struct HingedDoorArgs {
     pub output: TrajectoryOutput,
 }
 
+/// A pendulum chain: five Newton–Euler links on pivot joints falling onto a frictional floor.
+///
+/// The system (gravity along −z): five boxes of mass 1, 0.5 × 0.05 × 0.05 (inertia of a solid
+/// box), the first on a pivot about y with the world at the origin, each next one on a pivot
+/// about y with the previous one at their common end; released at rest along x (horizontal).
+/// The far end of each link has a contact with the floor z = −0.6: Newton impact with Coulomb
+/// friction, e_n = 0, e_t = 0, μ = 0.3. The scheme: Moreau–Jean θ = 1/2, h = 1e-3, Newton
+/// tolerance 1e-10, the mixed mechanical problem of each step (Siconos' GenericMechanical: the
+/// pivots' equality blocks and the contacts' 3D Coulomb blocks) by block Gauss–Seidel at
+/// tolerance 1e-10; the first 2000 steps are our Siconos 4.4 reference PendulumChain.ref.
+///
+/// It prints the number of links in contact at each tenth of the run, the joints' constraint
+/// violation max |h(q)| over the pivots' rows (the drift) at each tenth of the run, its largest
+/// value and its value at the end. With --output FILE it writes the rows t, then for each link
+/// k: x_k, y_k, z_k, p0_k..p3_k, vx_k, vy_k, vz_k, wx_k, wy_k, wz_k (the columns of
+/// PendulumChain.ref).
+#[derive(Clone, Debug, PartialEq, Parser)]
+#[command(name = "pendulum_chain", verbatim_doc_comment)]
+pub struct PendulumChainArgs {
+    /// Number of steps of h = 1e-3 to run.
+    #[arg(
+        long,
+        value_name = "N",
+        value_parser = clap::value_parser!(u64).range(1..),
+        allow_negative_numbers = true,
+        default_value_t = 2_000
+    )]
+    pub steps: u64,
+    /// The trajectory file (`--output FILE`, `--siconos`).
+    #[command(flatten)]
+    pub output: TrajectoryOutput,
+}
+
 /// A slider-crank of three Newton–Euler bodies held by joints, the slider bouncing on a stop.
 ///
 /// The system (the plane x–z, gravity along −z): a crank (length 0.153) on a pivot with the

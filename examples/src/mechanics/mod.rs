@@ -2,6 +2,7 @@
 
 pub mod bouncing_ball_nets;
 pub mod hinged_door;
+pub mod pendulum_chain;
 pub mod pour;
 pub mod rolling_sphere;
 pub mod slider_crank_ne;

@@ -1,5 +1,5 @@
 //! One-step nonsmooth problems, assembled blockwise from the interaction graph (Siconos' `LCP`,
-//! `MLCP`, `Relay` and `FrictionContact`, `LinearOSNS`; Siconos developer documentation,
+//! `MLCP`, `Relay`, `FrictionContact` and `GenericMechanical`, `LinearOSNS`; Siconos developer documentation,
 //! "OneStepNSProblem formalisation for several interactions"; Acary and Brogliato 2008,
 //! section 10.3). At velocity level,
 //!
@@ -25,6 +25,7 @@ use nonsmooth_numerics::fc::{
     FactoredDelassus, FactoredFc3dProblem, FactoredNsgsSolver, Fc2dMethod, Fc2dProblem, Fc2dSolver, Fc3dMethod,
     Fc3dProblem, Fc3dSolver,
 };
+use nonsmooth_numerics::gmp::{GmpNsgsOptions, GmpNsgsSolver};
 use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
 use nonsmooth_numerics::matrix::NumericsMatrix;
 use nonsmooth_numerics::mlcp::{MlcpMatrixForm, MlcpMethod, MlcpProblem, MlcpSolver};
@@ -38,6 +39,7 @@ mod assembly;
 mod contribution;
 mod first_order;
 mod global;
+mod mixed;
 
 pub(crate) use assembly::BlockAssembly;
 use assembly::BlockShape;
@@ -101,6 +103,8 @@ enum Solver {
     Fc3d(Box<dyn Fc3dSolver + Send>),
     /// NSGS in body velocities on the factored `W = H W_ds⁻¹ Hᵀ`, with its operator's buffers.
     Fc3dFactored(Box<(FactoredNsgsSolver, FactoredDelassus)>),
+    /// Block Gauss–Seidel of the mixed mechanical problem.
+    Mixed(Box<GmpNsgsSolver>),
 }
 
 /// Which problem the interactions form.
@@ -118,13 +122,18 @@ pub enum OsnsKind {
     FrictionContact2d,
     /// 3D frictional contact (laws of dimension 3).
     FrictionContact3d,
+    /// Mixed mechanical problem (Siconos' `GenericMechanical`): equality laws (joints),
+    /// Newton impact laws and Newton impact friction laws (2D or 3D) of second-order systems,
+    /// each interaction a block of its own law.
+    Mixed,
 }
 
 /// A one-step nonsmooth problem of a time-stepping simulation (Siconos' `OneStepNSProblem`): posed
 /// at a [`ProblemLevel`] on the interactions of the integrators of that level, from what they
 /// hand it ([`Contribution`]); it solves for their multipliers and adds the inputs to their
-/// systems. [`OneStepNsProblem`] holds the linear problems (LCP, MLCP, relay, FC2D, FC3D); a new
-/// family (a global frictional-contact or a mixed mechanical problem) is a new type.
+/// systems. [`OneStepNsProblem`] holds the linear problems (LCP, MLCP, relay, FC2D, FC3D) and
+/// the mixed mechanical problem; a new family (as the global frictional-contact problem) is a
+/// new type.
 pub trait OneStepProblem: std::any::Any + Send + std::fmt::Debug {
     /// Checks that the law of every interaction for which `belongs` holds fits this problem.
     ///
@@ -249,7 +258,7 @@ impl OneStepProblem for OneStepNsProblem {
             ) || matches!(
                 (self.kind, law, first),
                 (OsnsKind::FrictionContact3d, NonsmoothLaw::NewtonImpactFriction(f), false) if f.dimension() == 3
-            );
+            ) || (self.kind == OsnsKind::Mixed && mixed::accepts(law, first));
             if !ok {
                 return Err(KernelError::InvalidModel(format!(
                     "interaction {} has the law {law:?}, which a {:?} problem cannot hold",
@@ -440,9 +449,29 @@ impl OneStepNsProblem {
         ))
     }
 
-    /// Chooses the matrix storage.
+    /// The mixed mechanical problem (Siconos' `GenericMechanical` one-step problem) solved by
+    /// block Gauss–Seidel ([`GmpNsgsSolver`], Siconos' `SICONOS_GENERIC_MECHANICAL_NSGS`),
+    /// sparse-block (one block per interaction), warm started from the previous `λ`: each
+    /// interaction's block is an equality (equality law), a complementarity problem (Newton
+    /// impact law) or a 2D/3D Coulomb contact (Newton impact friction law). Siconos' kernel
+    /// default is `GmpNsgsOptions::default()` (tolerance 1e-4, 10 000 sweeps).
+    ///
+    /// # Errors
+    /// [`KernelError::Numerics`] when the options are invalid.
+    pub fn mixed(options: GmpNsgsOptions) -> Result<Self, KernelError> {
+        Ok(Self::with_solver(
+            Solver::Mixed(Box::new(GmpNsgsSolver::new(options)?)),
+            OsnsKind::Mixed,
+            MatrixStorage::SparseBlock,
+            true,
+        ))
+    }
+
+    /// Chooses the matrix storage (a mixed problem is always sparse-block: it keeps its own).
     pub fn with_storage(mut self, storage: MatrixStorage) -> Self {
-        self.storage = storage;
+        if self.kind != OsnsKind::Mixed {
+            self.storage = storage;
+        }
         self
     }
 
@@ -712,6 +741,12 @@ impl OneStepNsProblem {
                 let dense = matrix.to_dense();
                 let report =
                     solve_mlcp_equalities_first(&mut **solver, &dense, &q, &equality, &mut self.z, &mut self.w)?;
+                self.q = q;
+                (report, matrix)
+            }
+            Solver::Mixed(solver) => {
+                let (report, matrix, q) =
+                    mixed::solve(solver, matrix, q, &self.assembly.blocks, &mut self.z, &mut self.w)?;
                 self.q = q;
                 (report, matrix)
             }

@@ -12,6 +12,7 @@ mod first_order;
 mod friction;
 mod global;
 mod layout;
+mod mixed;
 mod non_finite;
 mod projection;
 mod properties;

@@ -7,6 +7,7 @@
 #   NewtonEulerRotation.txt, NewtonEulerRotationSlow.txt (C++: NewtonEulerDS free flight)
 #   BouncingBallNETSDirectProjection.ref, BouncingBallNETSCombinedProjection.ref (python3-siconos)
 #   HingedDoor.ref, SliderCrankNE.ref (python3-siconos: Newton-Euler joints and joint stops)
+#   PendulumChain.ref (python3-siconos: pivots and frictional contacts, GenericMechanical)
 # Needs the Debian packages libsiconos-kernel-dev, libsiconos-numerics-dev (4.4.0), g++ and
 # python3-siconos (4.4.0, used through the system /usr/bin/python3).
 # Usage (from anywhere): bash examples/data/siconos/generate/generate.sh
@@ -51,9 +52,15 @@ g++ -std=c++17 -I/usr/include/siconos/kernel -I/usr/include/siconos/numerics -I/
 echo "slider-crank with pivots at both rod ends: $(grep -c 'MLCP solver failed' "$build/pivots.log") failed MLCPs of 1000"
 grep -v '^\[kernel\]' "$build/pivots.log"
 
+# A chain of five links on pivots falling onto a frictional floor (GenericMechanical): count the
+# steps whose Gauss-Seidel stops at its sweep cap (Siconos warns "output message ... equal to 1").
+/usr/bin/python3 -s "$here/pendulum_chain.py" "$outdir" > "$build/chain.log" 2>&1 \
+    || { cat "$build/chain.log" >&2; exit 1; }
+echo "pendulum chain: $(grep -c "equal to 1" "$build/chain.log" || true) unconverged GenericMechanical steps of 2000"
+
 for f in BouncingBallSchatzmanPaoli BouncingBallDirectProjection BouncingBallCombinedProjection \
     TwoBouncingBallsGlobal BouncingBallNETSDirectProjection BouncingBallNETSCombinedProjection \
-    HingedDoor SliderCrankNE; do
+    HingedDoor SliderCrankNE PendulumChain; do
     echo "$f.ref: $(wc -l < "$outdir/$f.ref") rows, sha256 $(sha256sum < "$outdir/$f.ref" | cut -d' ' -f1)"
 done
 for f in NewtonEulerRotation NewtonEulerRotationSlow; do

@@ -168,9 +168,9 @@ impl OneStepNsProblem {
                 self.q = q;
                 (report, matrix)
             }
-            Solver::Fc2d(_) | Solver::Fc3d(_) | Solver::Fc3dFactored(..) => {
+            Solver::Fc2d(_) | Solver::Fc3d(_) | Solver::Fc3dFactored(..) | Solver::Mixed(_) => {
                 return Err(KernelError::InvalidModel(
-                    "frictional-contact problems hold impact laws of second-order systems".into(),
+                    "frictional-contact and mixed mechanical problems hold laws of second-order systems".into(),
                 ));
             }
         };
