@@ -85,7 +85,9 @@ impl Options {
                 "--out" => o.out = Some(PathBuf::from(value("--out")?)),
                 "--reps" => o.reps = value("--reps")?.parse().context("--reps needs a positive integer")?,
                 "--only" => match value("--only")?.as_str() {
-                    only @ ("lcp" | "fc3d" | "gfc3d" | "kernel" | "mechanics" | "gmp") => o.only = Some(only.to_owned()),
+                    only @ ("lcp" | "fc3d" | "gfc3d" | "kernel" | "mechanics" | "gmp") => {
+                        o.only = Some(only.to_owned())
+                    }
                     other => bail!("--only takes lcp, fc3d, gfc3d, kernel, mechanics or gmp, not {other:?}"),
                 },
                 "--life-sizes" => {
