@@ -241,8 +241,12 @@ pub struct SliderCrankNeArgs {
     )]
     pub steps: u64,
     /// Integrate by the direct projection onto the constraints instead of plain Moreau–Jean.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "rod_pivots")]
     pub projection: bool,
+    /// Hold the rod by pivots at both ends (twenty joint rows, three dependent) and solve the
+    /// mixed one-step problem by block Gauss–Seidel (tolerance 1e-12) instead of the MLCP.
+    #[arg(long)]
+    pub rod_pivots: bool,
     /// The trajectory file (`--output FILE`, `--siconos`).
     #[command(flatten)]
     pub output: TrajectoryOutput,

@@ -129,6 +129,22 @@ pub(crate) fn joint_simulation(
     steps: usize,
     projection: bool,
 ) -> Result<TimeStepping, MechanicsError> {
+    let enumeration = MlcpMethod::Enum(EnumOptions::default().with_tolerance(1e-12));
+    joint_simulation_with(nsds, systems, h, steps, projection, OneStepNsProblem::mlcp(enumeration)?)
+}
+
+/// As [`joint_simulation`], with the velocity-level one-step problem `problem`.
+///
+/// # Errors
+/// Bad `h` or no step (kernel errors).
+pub(crate) fn joint_simulation_with(
+    nsds: Nsds,
+    systems: Vec<DsId>,
+    h: f64,
+    steps: usize,
+    projection: bool,
+    problem: OneStepNsProblem,
+) -> Result<TimeStepping, MechanicsError> {
     let mj = MoreauJeanOptions::default().with_theta(0.5);
     let osi: Box<dyn OneStepIntegrator> = if projection {
         Box::new(MoreauJeanDirectProjectionOsi::new(
@@ -138,14 +154,13 @@ pub(crate) fn joint_simulation(
     } else {
         Box::new(MoreauJeanOsi::new(mj)?)
     };
-    let enumeration = MlcpMethod::Enum(EnumOptions::default().with_tolerance(1e-12));
     if steps == 0 {
         return Err(KernelError::InvalidOption { name: "steps", reason: "needs at least one step" }.into());
     }
     Ok(TimeStepping::builder(nsds, TimeDiscretisation::new(0.0, h, h * (steps as f64 + 0.5))?)
         .options(TimeSteppingOptions::default().with_newton_tolerance(NEWTON_TOLERANCE))
         .boxed_integrator(osi, systems)
-        .problem(ProblemLevel::Velocity, OneStepNsProblem::mlcp(enumeration)?)
+        .problem(ProblemLevel::Velocity, problem)
         .build()?)
 }
 

@@ -16,7 +16,9 @@
 //! stalls on the first step, which ends with an error; Siconos' ENUM fails on 243 of the 1000
 //! steps and goes on). The ball joints give sixteen independent rows and the same planar
 //! motion: the rod's spin about its own axis is a free degree of freedom that no force excites
-//! (isotropic inertia, every force on the rod through its axis).
+//! (isotropic inertia, every force on the rod through its axis). The pivots are solved by the
+//! mixed one-step problem instead ([`build_mixed`] with [`RodJoints::Pivots`]): its block
+//! Gauss–Seidel never solves the singular system as a whole, and gives the ball-jointed motion.
 //!
 //! Initially the crank is vertical (`β₁ = −π/2`, `B = (0, 0, l₁)`), the rod goes from `B` to
 //! `C = (l₂ cos β₂, 0, 0)`, `β₂ = asin(l₁/l₂)`, the crank turns at `β̇₁ = 10` rad/s and the rod
@@ -33,13 +35,14 @@ use std::f64::consts::FRAC_PI_2;
 
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
-use nonsmooth::kernel::simulation::{TimeStepping, Trajectory};
+use nonsmooth::kernel::simulation::{OneStepNsProblem, TimeStepping, Trajectory};
 use nonsmooth::mechanics::MechanicsError;
 use nonsmooth::mechanics::body::{NewtonEulerDs, QuaternionExponential};
+use nonsmooth::numerics::gmp::GmpNsgsOptions;
 use nonsmooth_mechanics::joints::{BallJoint, JointStop, PivotJoint, PrismaticJoint, Reference};
 use nonsmooth_mechanics::relation::{NewtonEulerR, NewtonEulerRelation};
 
-use super::hinged_door::joint_simulation;
+use super::hinged_door::{joint_simulation, joint_simulation_with};
 
 /// Names of the output columns: time, the crank's centre `x, z` and quaternion entries `p0, p2`,
 /// the same for the rod, the slider's `x`, the angular velocities `Ω_y` of crank and rod, the
@@ -214,6 +217,59 @@ pub fn build_with_rod_pivots(h: f64, steps: usize) -> Result<TimeStepping, Mecha
     joint_simulation(nsds, vec![crank, rod, slider], h, steps, false)
 }
 
+/// The joints that hold the rod at the crank tip and at the slider.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RodJoints {
+    /// Ball joints (three rows each): sixteen independent rows in all.
+    Balls,
+    /// Pivots about `y` (five rows each): twenty rows, three of them dependent.
+    Pivots,
+}
+
+/// The mechanism with its stop, the rod held by `rod`, under Moreau–Jean `θ = ½` with the mixed
+/// one-step problem (Siconos' `GenericMechanical`: one equality block per joint, one
+/// complementarity block for the stop) solved by block Gauss–Seidel to `tolerance`. Each block
+/// is solved on its own, so the dependent rows of [`RodJoints::Pivots`] need no linear solve of
+/// the whole singular system: Gauss–Seidel on a consistent positive semidefinite system
+/// converges (Y. Saad, *Iterative Methods for Sparse Linear Systems*, 2nd ed., SIAM 2003,
+/// section 4.2), to one of its equally valid sets of multipliers.
+///
+/// # Errors
+/// Bad `h`, `tolerance` or no step (kernel errors).
+pub fn build_mixed(h: f64, steps: usize, rod: RodJoints, tolerance: f64) -> Result<SliderCrankNe, MechanicsError> {
+    let Bodies { mut nsds, ids: [crank, rod_body, slider], q: [q_crank, q_rod, q_slider], b, c } = bodies()?;
+    let axis = [0.0, 1.0, 0.0];
+    let joints = Joints {
+        crank: PivotJoint::new([0.0; 3], axis, Reference::Inertial, &q_crank, None)?,
+        elbow: BallJoint::new(b, Reference::Inertial, &q_crank, Some(&q_rod))?,
+        wrist: BallJoint::new(c, Reference::Inertial, &q_rod, Some(&q_slider))?,
+        slider: PrismaticJoint::new([1.0, 0.0, 0.0], Reference::Inertial, &q_slider, None)?,
+    };
+    nsds.link(NewtonEulerR::new(joints.crank.clone())?, NonsmoothLaw::equality(5)?, &[crank])?;
+    match rod {
+        RodJoints::Balls => {
+            nsds.link(NewtonEulerR::new(joints.elbow.clone())?, NonsmoothLaw::equality(3)?, &[crank, rod_body])?;
+            nsds.link(NewtonEulerR::new(joints.wrist.clone())?, NonsmoothLaw::equality(3)?, &[rod_body, slider])?;
+        }
+        RodJoints::Pivots => {
+            let elbow = PivotJoint::new(b, axis, Reference::Inertial, &q_crank, Some(&q_rod))?;
+            let wrist = PivotJoint::new(c, axis, Reference::Inertial, &q_rod, Some(&q_slider))?;
+            nsds.link(NewtonEulerR::new(elbow)?, NonsmoothLaw::equality(5)?, &[crank, rod_body])?;
+            nsds.link(NewtonEulerR::new(wrist)?, NonsmoothLaw::equality(5)?, &[rod_body, slider])?;
+        }
+    }
+    nsds.link(NewtonEulerR::new(joints.slider.clone())?, NonsmoothLaw::equality(5)?, &[slider])?;
+    let stop = nsds.link(
+        NewtonEulerR::new(JointStop::lower(joints.slider.clone(), STOP)?)?,
+        NonsmoothLaw::newton_impact(RESTITUTION)?,
+        &[slider],
+    )?;
+    let problem =
+        OneStepNsProblem::mixed(GmpNsgsOptions::default().with_tolerance(tolerance).with_max_iterations(100_000))?;
+    let simulation = joint_simulation_with(nsds, vec![crank, rod_body, slider], h, steps, false, problem)?;
+    Ok(SliderCrankNe { simulation, bodies: [crank, rod_body, slider], stop, joints })
+}
+
 /// What a run gives.
 #[derive(Debug)]
 pub struct SliderCrankRun {
@@ -235,7 +291,17 @@ impl SliderCrankRun {
 /// # Errors
 /// Kernel or mechanics errors, among them a step whose Newton loop or MLCP does not converge.
 pub fn simulate(h: f64, steps: usize, projection: bool) -> Result<SliderCrankRun, MechanicsError> {
-    let SliderCrankNe { mut simulation, bodies, stop, mut joints } = build(h, steps, projection)?;
+    run(build(h, steps, projection)?)
+}
+
+/// Runs a built model to its end and records the rows and the drift (of the rows of
+/// [`Joints`]: with [`RodJoints::Pivots`], the rod's pivots are measured by their point rows).
+///
+/// # Errors
+/// Kernel or mechanics errors, among them a step whose Newton loop or one-step problem does not
+/// converge.
+pub fn run(model: SliderCrankNe) -> Result<SliderCrankRun, MechanicsError> {
+    let SliderCrankNe { mut simulation, bodies, stop, mut joints } = model;
     let row = |sim: &TimeStepping| -> Result<[f64; 14], KernelError> {
         let [c, r, s] = [sim.nsds().ds(bodies[0])?, sim.nsds().ds(bodies[1])?, sim.nsds().ds(bodies[2])?]
             .map(|ds| (ds.state().q(), ds.state().v()));
@@ -259,8 +325,8 @@ pub fn simulate(h: f64, steps: usize, projection: bool) -> Result<SliderCrankRun
     };
     let mut trajectory = Trajectory::new(COLUMN_NAMES.len());
     trajectory.push(&row(&simulation)?);
-    let mut drift = Vec::with_capacity(steps);
-    for _ in 0..steps {
+    let mut drift = Vec::new();
+    while simulation.has_next_step() {
         simulation.step()?;
         let nsds = simulation.nsds();
         drift.push(joints.violation([
