@@ -29,8 +29,8 @@ use crate::bench_report::{
     Options, commit, cpu_model, folders, python, quick_env, siconos_available, target_dir, utc_now,
 };
 use crate::report::{
-    Header, Side, cell, csv_field, header_markdown, iterations, median, opt, opt_f64, ratio, residual, seconds,
-    xml_escape,
+    Header, SIDE_BY_SIDE_CSV_HEADER, Side, cell, csv_field, header_markdown, iterations, median, opt, push_csv_line,
+    ratio, residual, seconds, xml_escape,
 };
 use crate::{cargo, criterion, project_root, run_checked};
 
@@ -419,28 +419,10 @@ fn synthetic_markdown(md: &mut String, p: &Parallel) {
 
 /// `docs/benchmarks/fc3d.csv`: one line per row, empty fields for values not measured.
 pub(crate) fn csv(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "file,contacts,solver,ours_seconds,siconos_seconds,ratio,ours_status,siconos_status,\
-         ours_iterations,siconos_iterations,ours_residual,siconos_residual\n",
-    );
+    let mut out = format!("file,contacts,solver,{SIDE_BY_SIDE_CSV_HEADER}\n");
     for r in rows {
-        let s = r.siconos.clone().unwrap_or_default();
-        let fields = [
-            csv_field(&r.problem),
-            opt(r.contacts),
-            csv_field(&r.solver),
-            opt_f64(r.ours.seconds),
-            opt_f64(s.seconds),
-            opt_f64(r.ratio()),
-            csv_field(&r.ours.status),
-            csv_field(&s.status),
-            opt(r.ours.iterations),
-            opt(s.iterations),
-            opt_f64(r.ours.residual),
-            opt_f64(s.residual),
-        ];
-        out.push_str(&fields.join(","));
-        out.push('\n');
+        let fields = [csv_field(&r.problem), opt(r.contacts), csv_field(&r.solver)];
+        push_csv_line(&mut out, &fields, &r.ours, r.siconos.as_ref(), r.ratio());
     }
     out
 }

@@ -22,7 +22,7 @@ use anyhow::{Context, bail};
 use serde_json::{Value, json};
 
 use crate::bench_report::{Options, PYTHON, commit, cpu_model, folders, python, target_dir, utc_now};
-use crate::report::{self, Header, Side, cell, csv_field, opt, opt_f64};
+use crate::report::{self, Header, SIDE_BY_SIDE_CSV_HEADER, Side, cell, csv_field, opt, push_csv_line};
 use crate::{cargo, project_root, run_checked};
 
 /// Tolerance on the global error, both sides.
@@ -337,29 +337,10 @@ pub(crate) fn markdown(header: &Header, rows: &[GfcRow], elapsed: f64) -> String
 
 /// `docs/benchmarks/gfc3d.csv`: one line per (file, solver), empty fields for values not measured.
 pub(crate) fn csv(rows: &[GfcRow]) -> String {
-    let mut out = String::from(
-        "problem,n,contacts,solver,ours_seconds,siconos_seconds,ratio,ours_status,siconos_status,\
-         ours_iterations,siconos_iterations,ours_residual,siconos_residual\n",
-    );
+    let mut out = format!("problem,n,contacts,solver,{SIDE_BY_SIDE_CSV_HEADER}\n");
     for r in rows {
-        let s = r.siconos.clone().unwrap_or_default();
-        let fields = [
-            csv_field(&r.problem),
-            opt(r.n),
-            opt(r.contacts),
-            csv_field(&r.solver),
-            opt_f64(r.ours.seconds),
-            opt_f64(s.seconds),
-            opt_f64(r.ratio()),
-            csv_field(&r.ours.status),
-            csv_field(&s.status),
-            opt(r.ours.iterations),
-            opt(s.iterations),
-            opt_f64(r.ours.residual),
-            opt_f64(s.residual),
-        ];
-        out.push_str(&fields.join(","));
-        out.push('\n');
+        let fields = [csv_field(&r.problem), opt(r.n), opt(r.contacts), csv_field(&r.solver)];
+        push_csv_line(&mut out, &fields, &r.ours, r.siconos.as_ref(), r.ratio());
     }
     out
 }

@@ -262,30 +262,42 @@ pub(crate) fn opt_f64(x: Option<f64>) -> String {
 
 /// `docs/benchmarks/lcp.csv`: one line per row, empty fields for values not measured.
 pub(crate) fn csv(rows: &[Row]) -> String {
-    let mut out = String::from(
-        "problem,n,solver,ours_seconds,siconos_seconds,ratio,ours_status,siconos_status,\
-         ours_iterations,siconos_iterations,ours_residual,siconos_residual\n",
-    );
+    let mut out = format!("problem,n,solver,{SIDE_BY_SIDE_CSV_HEADER}\n");
     for r in rows {
-        let s = r.siconos.clone().unwrap_or_default();
-        let fields = [
-            csv_field(&r.problem),
-            r.n.to_string(),
-            csv_field(&r.solver),
-            opt_f64(r.ours.seconds),
-            opt_f64(s.seconds),
-            opt_f64(r.ratio()),
-            csv_field(&r.ours.status),
-            csv_field(&s.status),
-            opt(r.ours.iterations),
-            opt(s.iterations),
-            opt_f64(r.ours.residual),
-            opt_f64(s.residual),
-        ];
-        out.push_str(&fields.join(","));
-        out.push('\n');
+        let fields = [csv_field(&r.problem), r.n.to_string(), csv_field(&r.solver)];
+        push_csv_line(&mut out, &fields, &r.ours, r.siconos.as_ref(), r.ratio());
     }
     out
+}
+
+/// The CSV columns of one side-by-side result, after the columns naming the problem and solver.
+pub(crate) const SIDE_BY_SIDE_CSV_HEADER: &str = "ours_seconds,siconos_seconds,ratio,ours_status,siconos_status,\
+     ours_iterations,siconos_iterations,ours_residual,siconos_residual";
+
+/// Appends one CSV line: `leading` (the columns naming the problem and solver), then ours and
+/// Siconos' results in the order of [`SIDE_BY_SIDE_CSV_HEADER`], empty fields for values not
+/// measured.
+pub(crate) fn push_csv_line(
+    out: &mut String,
+    leading: &[String],
+    ours: &Side,
+    siconos: Option<&Side>,
+    ratio: Option<f64>,
+) {
+    let s = siconos.cloned().unwrap_or_default();
+    let results = [
+        opt_f64(ours.seconds),
+        opt_f64(s.seconds),
+        opt_f64(ratio),
+        csv_field(&ours.status),
+        csv_field(&s.status),
+        opt(ours.iterations),
+        opt(s.iterations),
+        opt_f64(ours.residual),
+        opt_f64(s.residual),
+    ];
+    out.push_str(&leading.iter().chain(&results).cloned().collect::<Vec<_>>().join(","));
+    out.push('\n');
 }
 
 pub(crate) fn xml_escape(s: &str) -> String {
