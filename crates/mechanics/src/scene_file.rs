@@ -434,20 +434,11 @@ fn unspanned<T>(value: T) -> Spanned<T> {
 }
 
 impl SceneFile {
-    /// Parses a scene file from TOML text; errors name `<string>` as the file.
-    ///
-    /// # Errors
-    /// [`MechanicsError::SceneFile`] for a syntax error, an unknown key or a value of the wrong
-    /// type, with the line and the key.
-    pub fn from_str(text: &str) -> Result<Self, MechanicsError> {
-        Self::parse(text, None)
-    }
-
     /// Reads and parses the scene file at `path`.
     ///
     /// # Errors
     /// [`MechanicsError::Io`] when the file cannot be read; the errors of
-    /// [`SceneFile::from_str`], naming `path`.
+    /// [`SceneFile::from_str`](std::str::FromStr::from_str), naming `path`.
     pub fn from_path(path: impl AsRef<Path>) -> Result<Self, MechanicsError> {
         let path = path.as_ref();
         let text =
@@ -504,12 +495,20 @@ impl SceneFile {
     /// of `[solver]`, such as shuffling).
     pub fn from_builder(builder: &SceneBuilder) -> Result<Self, MechanicsError> {
         let o = builder.options();
-        let mut file = SceneFile::default();
-        file.simulation =
-            SimulationSection { h: o.h, t_end: o.t_end, theta: o.theta, gravity: o.gravity, margin: o.margin };
-        file.solver = solver_section(o).ok_or_else(|| {
+        let solver = solver_section(o).ok_or_else(|| {
             Origin::default().error(0, "solver".into(), "the solver options are not expressible in a scene file".into())
         })?;
+        let mut file = SceneFile {
+            simulation: SimulationSection {
+                h: o.h,
+                t_end: o.t_end,
+                theta: o.theta,
+                gravity: o.gravity,
+                margin: o.margin,
+            },
+            solver,
+            ..SceneFile::default()
+        };
         let mut materials: Vec<Material> = Vec::new();
         let mut name_of = |m: Material| -> String {
             let k = materials.iter().position(|x| *x == m).unwrap_or_else(|| {
@@ -928,6 +927,19 @@ impl SceneFile {
     /// The file this was read from, if any.
     pub fn path(&self) -> Option<&Path> {
         self.origin.path.as_deref()
+    }
+}
+
+impl std::str::FromStr for SceneFile {
+    type Err = MechanicsError;
+
+    /// Parses a scene file from TOML text; errors name `<string>` as the file.
+    ///
+    /// # Errors
+    /// [`MechanicsError::SceneFile`] for a syntax error, an unknown key or a value of the wrong
+    /// type, with the line and the key.
+    fn from_str(text: &str) -> Result<Self, MechanicsError> {
+        Self::parse(text, None)
     }
 }
 
