@@ -1272,3 +1272,26 @@ fn generate(g: &GenerateEntry) -> Result<Vec<(Vec3, f64)>, (&'static str, String
         k => Err((".kind", format!("unknown generator `{k}` (lattice, random)"))),
     }
 }
+
+impl SceneBuilder {
+    /// Writes the scene file of this builder at `path` ([`SceneFile::from_builder`], then
+    /// [`SceneFile::to_path`]); [`Scene::from_file`] reads it back.
+    ///
+    /// # Errors
+    /// The errors of [`SceneFile::from_builder`] and [`SceneFile::to_path`].
+    pub fn to_file(&self, path: impl AsRef<Path>) -> Result<(), MechanicsError> {
+        SceneFile::from_builder(self)?.to_path(path)
+    }
+}
+
+impl Scene {
+    /// Reads the scene file at `path` and builds its scene ([`SceneFile::from_path`], then
+    /// [`SceneFile::build`]); the file's run and output settings are returned with it.
+    ///
+    /// # Errors
+    /// The errors of [`SceneFile::from_path`] and [`SceneFile::build`].
+    pub fn from_file(path: impl AsRef<Path>) -> Result<(Scene, SceneFile), MechanicsError> {
+        let file = SceneFile::from_path(path)?;
+        Ok((file.build()?, file))
+    }
+}
