@@ -589,9 +589,50 @@ impl SceneFile {
         Ok(file)
     }
 
-    /// The error of the table spanning `span`, naming `key`.
+    /// The error of the table spanning `span` (empty: the section named by `key`'s first
+    /// component), naming `key`: at the line of the key's last component in that table if the
+    /// key is written there, else at the table's first line (0 when the file has no text there).
     fn error(&self, span: &Range<usize>, key: String, reason: impl std::fmt::Display) -> MechanicsError {
-        let line = if span.is_empty() { 0 } else { line_of(&self.origin.text, span.start) };
+        let text = &self.origin.text;
+        // The table runs from its start to the next table header.
+        let to_next_header = |start: usize| {
+            let end = text.get(start + 1..).and_then(|t| t.find("\n[")).map_or(text.len(), |k| start + 1 + k);
+            start..end
+        };
+        let table = if span.is_empty() {
+            let section = key.split('.').next().unwrap_or("");
+            let header = format!("[{section}]");
+            text.lines()
+                .scan(0usize, |offset, l| {
+                    let start = *offset;
+                    *offset += l.len() + 1;
+                    Some((start, l))
+                })
+                .find(|(_, l)| l.trim_start().starts_with(&header))
+                .map(|(start, _)| to_next_header(start))
+        } else {
+            Some(to_next_header(span.start.min(text.len())))
+        };
+        let line = match table {
+            None => 0,
+            Some(table) => {
+                let field = key.rsplit('.').next().unwrap_or("");
+                let at = text.get(table.clone()).and_then(|t| {
+                    let mut offset = 0usize;
+                    for l in t.split('\n') {
+                        if let Some(rest) = l.trim_start().strip_prefix(field)
+                            && !field.is_empty()
+                            && rest.trim_start().starts_with('=')
+                        {
+                            return Some(table.start + offset);
+                        }
+                        offset += l.len() + 1;
+                    }
+                    None
+                });
+                line_of(text, at.unwrap_or(table.start))
+            }
+        };
         self.origin.error(line, key, reason.to_string())
     }
 
@@ -743,8 +784,16 @@ impl SceneFile {
         }
         let mut materials: HashMap<&str, Material> = HashMap::new();
         for (name, m) in &self.materials {
-            let material = Material::new(m.get_ref().friction, m.get_ref().restitution)
-                .map_err(|e| self.error(&m.span(), format!("materials.{name}"), e))?;
+            let material = Material::new(m.get_ref().friction, m.get_ref().restitution).map_err(|e| {
+                let field = match &e {
+                    MechanicsError::Kernel(nonsmooth_kernel::KernelError::InvalidParameter {
+                        name: "restitution",
+                        ..
+                    }) => "restitution",
+                    _ => "friction",
+                };
+                self.error(&m.span(), format!("materials.{name}.{field}"), e)
+            })?;
             materials.insert(name.as_str(), material);
         }
         let material = |name: &Option<String>, span: &Range<usize>, key: &str| -> Result<Material, MechanicsError> {

@@ -221,29 +221,29 @@ fn bad_files_name_the_line_and_the_key() {
     assert_eq!(line, 2);
     // Negative mass.
     let (line, key, reason) = error(&body.replace("density = 1000.0", "mass = -1.0\ninertia = [1.0, 1.0, 1.0]"));
-    assert_eq!((line, key.as_str()), (4, "body[0].mass"), "{reason}");
+    assert_eq!((line, key.as_str()), (7, "body[0].mass"), "{reason}");
     // μ < 0.
     let (line, key, reason) = error(&format!("{body}material = \"ice\"\n\n[materials.ice]\nfriction = -0.1\n"));
-    assert_eq!((line, key.as_str()), (10, "materials.ice"), "{reason}");
+    assert_eq!((line, key.as_str()), (11, "materials.ice.friction"), "{reason}");
     assert!(reason.contains("friction"), "{reason}");
     // Unknown shape.
     let (line, key, reason) = error(&body.replace("\"sphere\"", "\"torus\""));
-    assert_eq!((line, key.as_str()), (4, "body[0].shape"), "{reason}");
+    assert_eq!((line, key.as_str()), (5, "body[0].shape"), "{reason}");
     // A joint on a missing body.
     let (line, key, reason) =
         error(&format!("{body}\n[[joint]]\nkind = \"ball\"\nbody = 0\nother = 5\npoint = [0.0, 0.0, 0.0]\n"));
-    assert_eq!((line, key.as_str()), (9, "joint[0].other"), "{reason}");
+    assert_eq!((line, key.as_str()), (12, "joint[0].other"), "{reason}");
     // Bad options.
-    let (_, key, _) = error(&body.replace("h = 1e-3", "h = -1e-3"));
-    assert_eq!(key, "simulation.h");
-    let (_, key, _) = error(&format!("{body}\n[solver]\nmethod = \"magic\"\n"));
-    assert_eq!(key, "solver.method");
+    let (line, key, _) = error(&body.replace("h = 1e-3", "h = -1e-3"));
+    assert_eq!((line, key.as_str()), (2, "simulation.h"));
+    let (line, key, _) = error(&format!("{body}\n[solver]\nmethod = \"magic\"\n"));
+    assert_eq!((line, key.as_str()), (10, "solver.method"));
     // The file's name is in the error.
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.toml");
     std::fs::write(&path, body.replace("\"sphere\"", "\"torus\"")).unwrap();
     let e = SceneFile::from_path(&path).and_then(|f| f.build().map(|_| ())).unwrap_err();
-    assert!(e.to_string().starts_with(&format!("{}:4: body[0].shape:", path.display())), "{e}");
+    assert!(e.to_string().starts_with(&format!("{}:5: body[0].shape:", path.display())), "{e}");
 }
 
 /// Mutates `text` once: deletes, duplicates or swaps a line, changes a character, or replaces a
