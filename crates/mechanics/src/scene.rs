@@ -596,6 +596,8 @@ pub struct SceneBuilder {
     statics: Vec<StaticShape>,
     joints: Vec<JointSpec>,
     stops: Vec<StopSpec>,
+    /// Pairwise contact laws replacing the mean of two materials.
+    pair_laws: Vec<(Material, Material, Material)>,
 }
 
 /// A pose whose local `+z` axis is the unit vector `n` (the outward normal of a half-space).
@@ -772,6 +774,20 @@ impl SceneBuilder {
         &self.bodies
     }
 
+    /// Sets the contact law between a surface of material `a` and one of material `b` (either
+    /// order), replacing the mean of their coefficients (the coefficients of a pair of
+    /// materials, as Siconos' `NewtonImpactFrictionNSL` registered per pair of contactor
+    /// groups). A later call for the same pair replaces the earlier one.
+    pub fn set_pair_law(&mut self, a: Material, b: Material, law: Material) {
+        self.pair_laws.retain(|(x, y, _)| !((*x == a && *y == b) || (*x == b && *y == a)));
+        self.pair_laws.push((a, b, law));
+    }
+
+    /// The pairwise contact laws ([`SceneBuilder::set_pair_law`]): materials `a`, `b` and the law.
+    pub fn pair_laws(&self) -> &[(Material, Material, Material)] {
+        &self.pair_laws
+    }
+
     /// The options.
     pub fn options(&self) -> &SceneOptions {
         &self.options
@@ -914,6 +930,7 @@ impl SceneBuilder {
             finite_statics,
             half_space_poses: half_spaces.iter().map(|s| s.pose).collect(),
             half_spaces,
+            pair_laws: self.pair_laws,
             contacts: Vec::new(),
             next_contacts: Vec::new(),
             poses: Vec::new(),
@@ -1209,6 +1226,8 @@ pub struct Scene {
     statics: Vec<StaticShape>,
     /// The index in `statics` of the scene's static shape `k` (finite ones, then half-spaces).
     static_index: Vec<usize>,
+    /// Pairwise contact laws ([`SceneBuilder::set_pair_law`]).
+    pair_laws: Vec<(Material, Material, Material)>,
     /// Current contacts, sorted by key.
     contacts: Vec<(ContactKey, InteractionId)>,
     next_contacts: Vec<(ContactKey, InteractionId)>,
@@ -1648,7 +1667,12 @@ impl Scene {
             } else {
                 let (_, _, mi) = self.shape_at(i);
                 let (_, _, mj) = self.shape_at(j);
-                let material = mi.combine(*mj);
+                let (mi, mj) = (*mi, *mj);
+                let material = self
+                    .pair_laws
+                    .iter()
+                    .find(|(a, b, _)| (*a == mi && *b == mj) || (*a == mj && *b == mi))
+                    .map_or_else(|| mi.combine(mj), |(_, _, law)| *law);
                 let law = NonsmoothLaw::newton_impact_friction(material.restitution(), 0.0, material.friction(), 3)?;
                 let ds1 = self.bodies[b1].ds;
                 let q1 = self.body_q(b1);

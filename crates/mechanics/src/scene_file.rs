@@ -55,6 +55,9 @@ pub struct SceneFile {
     /// `[materials.NAME]`: named materials.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub materials: BTreeMap<String, Spanned<MaterialEntry>>,
+    /// `[[material_pair]]`: contact laws of pairs of materials, replacing the mean.
+    #[serde(default, rename = "material_pair", skip_serializing_if = "Vec::is_empty")]
+    pub material_pairs: Vec<Spanned<MaterialPairEntry>>,
     /// `[[static]]`: fixed shapes (ground, walls, open boxes, meshes, any shape).
     #[serde(default, rename = "static", skip_serializing_if = "Vec::is_empty")]
     pub statics: Vec<Spanned<StaticEntry>>,
@@ -226,6 +229,22 @@ pub struct MaterialEntry {
     #[serde(default = "default_friction")]
     pub friction: f64,
     /// `e` (default 0).
+    #[serde(default)]
+    pub restitution: f64,
+}
+
+/// `[[material_pair]]`: the contact law between materials `a` and `b` (either order), in place
+/// of the mean of their coefficients ([`SceneBuilder::set_pair_law`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialPairEntry {
+    /// Name of the first material.
+    pub a: String,
+    /// Name of the second material.
+    pub b: String,
+    /// `μ ≥ 0`.
+    pub friction: f64,
+    /// `e ∈ [0, 1]` (default 0).
     #[serde(default)]
     pub restitution: f64,
 }
@@ -580,6 +599,15 @@ impl SceneFile {
             };
             file.joint_stops.push(unspanned(JointStopEntry { joint, side: side.into(), stop, restitution }));
         }
+        for &(a, b, law) in builder.pair_laws() {
+            let (a, b) = (name_of(a), name_of(b));
+            file.material_pairs.push(unspanned(MaterialPairEntry {
+                a,
+                b,
+                friction: law.friction(),
+                restitution: law.restitution(),
+            }));
+        }
         for (k, m) in materials.iter().enumerate() {
             file.materials.insert(
                 format!("m{k}"),
@@ -806,6 +834,21 @@ impl SceneFile {
             }
         };
         let mut b = SceneBuilder::new().with_options(options);
+        for (i, p) in self.material_pairs.iter().enumerate() {
+            let (span, e) = (p.span(), p.get_ref());
+            let key = format!("material_pair[{i}]");
+            let mut pair = [Material::default(); 2];
+            for (slot, (k, name)) in pair.iter_mut().zip([(".a", &e.a), (".b", &e.b)]) {
+                *slot = *materials
+                    .get(name.as_str())
+                    .ok_or_else(|| self.error(&span, format!("{key}{k}"), format!("no material `{name}`")))?;
+            }
+            let law = Material::new(e.friction, e.restitution).map_err(|x| {
+                let field = if x.to_string().contains("restitution") { "restitution" } else { "friction" };
+                self.error(&span, format!("{key}.{field}"), x)
+            })?;
+            b.set_pair_law(pair[0], pair[1], law);
+        }
         for (i, s) in self.statics.iter().enumerate() {
             let (span, e) = (s.span(), s.get_ref());
             let key = format!("static[{i}]");

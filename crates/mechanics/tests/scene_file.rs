@@ -56,6 +56,7 @@ fn small_scene() -> SceneBuilder {
     let pivot = b.add_joint(SceneJoint::Pivot { point: [0.2, 0.2, 0.6], axis: [0.0, 1.0, 0.0] }, arm, None).unwrap();
     b.add_joint(SceneJoint::Ball { point: [0.4, 0.2, 0.6] }, arm, Some(bob)).unwrap();
     b.add_joint_stop(pivot, StopSide::Lower, -0.8, 0.0).unwrap();
+    b.set_pair_law(soft, hard, Material::new(0.05, 0.3).unwrap());
     b.add_static(
         Shape::cuboid([0.05, 0.05, 0.01]).unwrap(),
         Pose::from_axis_angle([0.2, 0.2, 0.01], [1.0, 1.0, 0.0], 0.1),
@@ -352,4 +353,31 @@ fn a_pile_of_twenty_thousand_spheres_is_a_few_lines() {
         println!("{kind}: 20000 spheres built in {:.3} s", start.elapsed().as_secs_f64());
         assert_eq!(scene.number_of_bodies(), 20000);
     }
+}
+
+#[test]
+fn a_pair_law_replaces_the_mean_of_two_materials() {
+    let text = |pair: &str| {
+        format!(
+            "[materials.floor]\nfriction = 0.8\n\n[materials.puck]\nfriction = 0.8\n\n{pair}\
+             [[static]]\nshape = \"half_space\"\nmaterial = \"floor\"\n\n[[body]]\nshape = \"sphere\"\n\
+             radius = 0.1\ndensity = 1000.0\nposition = [0.0, 0.0, 0.1]\nvelocity = [1.0, 0.0, 0.0]\n\
+             material = \"puck\"\n"
+        )
+    };
+    let slide = |text: String| {
+        let mut scene = SceneFile::from_str(&text).unwrap().build().unwrap();
+        for _ in 0..100 {
+            scene.step().unwrap();
+        }
+        let (_, v) = scene.body_state(0).unwrap();
+        v[0]
+    };
+    // μ = 0.8 rolls the sphere at once (v = 5/7 of 1 m/s); a frictionless pair keeps it sliding.
+    let mean = slide(text(""));
+    let pair = slide(text("[[material_pair]]\na = \"puck\"\nb = \"floor\"\nfriction = 0.0\n\n"));
+    assert!((mean - 5.0 / 7.0).abs() < 1e-3, "mean law: v = {mean}");
+    assert!((pair - 1.0).abs() < 1e-9, "pair law: v = {pair}");
+    let (line, key, _) = error(&text("[[material_pair]]\na = \"puck\"\nb = \"ice\"\nfriction = 0.0\n\n"));
+    assert_eq!((line, key.as_str()), (9, "material_pair[0].b"));
 }
