@@ -202,6 +202,72 @@ impl BodySpec {
     pub fn mass(&self) -> f64 {
         self.mass
     }
+
+    /// A body of shape `shape` with the given mass and principal inertia (about the body axes
+    /// through the centre) instead of a density, at the origin, at rest, default material.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for a half-space or a triangle mesh (static only);
+    /// [`KernelError::InvalidParameter`] naming `mass` or `inertia` for a value that is not
+    /// positive and finite.
+    pub fn with_mass_properties(shape: Shape, mass: f64, inertia: [f64; 3]) -> Result<Self, MechanicsError> {
+        if shape.is_static_only() {
+            return Err(
+                KernelError::InvalidOption { name: "shape", reason: "a static-only shape cannot be a body" }.into()
+            );
+        }
+        if !mass.is_finite() || mass <= 0.0 {
+            return Err(invalid("mass", mass, "must be positive and finite"));
+        }
+        if let Some(&i) = inertia.iter().find(|i| !i.is_finite() || **i <= 0.0) {
+            return Err(invalid("inertia", i, "must be positive and finite"));
+        }
+        Ok(Self {
+            shape,
+            mass,
+            inertia,
+            position: [0.0; 3],
+            orientation: Quaternion::identity(),
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            material: Material::default(),
+        })
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The principal inertia (about the body axes through the centre).
+    pub fn inertia(&self) -> [f64; 3] {
+        self.inertia
+    }
+
+    /// The initial position of the centre.
+    pub fn position(&self) -> Vec3 {
+        self.position
+    }
+
+    /// The initial orientation (as given, normalized when the body is built).
+    pub fn orientation(&self) -> Quaternion {
+        self.orientation
+    }
+
+    /// The initial velocity of the centre (inertial frame).
+    pub fn velocity(&self) -> Vec3 {
+        self.velocity
+    }
+
+    /// The initial angular velocity (body frame).
+    pub fn angular_velocity(&self) -> Vec3 {
+        self.angular_velocity
+    }
+
+    /// The material.
+    pub fn material(&self) -> Material {
+        self.material
+    }
 }
 
 /// Options of a scene.
@@ -530,6 +596,8 @@ pub struct SceneBuilder {
     statics: Vec<StaticShape>,
     joints: Vec<JointSpec>,
     stops: Vec<StopSpec>,
+    /// Pairwise contact laws replacing the mean of two materials.
+    pair_laws: Vec<(Material, Material, Material)>,
 }
 
 /// A pose whose local `+z` axis is the unit vector `n` (the outward normal of a half-space).
@@ -706,6 +774,40 @@ impl SceneBuilder {
         &self.bodies
     }
 
+    /// Sets the contact law between a surface of material `a` and one of material `b` (either
+    /// order), replacing the mean of their coefficients (the coefficients of a pair of
+    /// materials, as Siconos' `NewtonImpactFrictionNSL` registered per pair of contactor
+    /// groups). A later call for the same pair replaces the earlier one.
+    pub fn set_pair_law(&mut self, a: Material, b: Material, law: Material) {
+        self.pair_laws.retain(|(x, y, _)| !((*x == a && *y == b) || (*x == b && *y == a)));
+        self.pair_laws.push((a, b, law));
+    }
+
+    /// The pairwise contact laws ([`SceneBuilder::set_pair_law`]): materials `a`, `b` and the law.
+    pub fn pair_laws(&self) -> &[(Material, Material, Material)] {
+        &self.pair_laws
+    }
+
+    /// The options.
+    pub fn options(&self) -> &SceneOptions {
+        &self.options
+    }
+
+    /// The static shapes added so far, in the order of addition.
+    pub fn statics(&self) -> &[StaticShape] {
+        &self.statics
+    }
+
+    /// The joints added so far: kind, body and other body (`None`: the ground).
+    pub fn joints(&self) -> impl Iterator<Item = (SceneJoint, usize, Option<usize>)> + '_ {
+        self.joints.iter().map(|j| (j.kind, j.body, j.other))
+    }
+
+    /// The joint stops added so far: joint index, side, stop and restitution.
+    pub fn joint_stops(&self) -> impl Iterator<Item = (usize, StopSide, f64, f64)> + '_ {
+        self.stops.iter().map(|s| (s.joint, s.side, s.stop, s.restitution))
+    }
+
     /// Builds the scene at `t = 0`.
     ///
     /// # Errors
@@ -828,6 +930,7 @@ impl SceneBuilder {
             finite_statics,
             half_space_poses: half_spaces.iter().map(|s| s.pose).collect(),
             half_spaces,
+            pair_laws: self.pair_laws,
             contacts: Vec::new(),
             next_contacts: Vec::new(),
             poses: Vec::new(),
@@ -1123,6 +1226,8 @@ pub struct Scene {
     statics: Vec<StaticShape>,
     /// The index in `statics` of the scene's static shape `k` (finite ones, then half-spaces).
     static_index: Vec<usize>,
+    /// Pairwise contact laws ([`SceneBuilder::set_pair_law`]).
+    pair_laws: Vec<(Material, Material, Material)>,
     /// Current contacts, sorted by key.
     contacts: Vec<(ContactKey, InteractionId)>,
     next_contacts: Vec<(ContactKey, InteractionId)>,
@@ -1562,7 +1667,12 @@ impl Scene {
             } else {
                 let (_, _, mi) = self.shape_at(i);
                 let (_, _, mj) = self.shape_at(j);
-                let material = mi.combine(*mj);
+                let (mi, mj) = (*mi, *mj);
+                let material = self
+                    .pair_laws
+                    .iter()
+                    .find(|(a, b, _)| (*a == mi && *b == mj) || (*a == mj && *b == mi))
+                    .map_or_else(|| mi.combine(mj), |(_, _, law)| *law);
                 let law = NonsmoothLaw::newton_impact_friction(material.restitution(), 0.0, material.friction(), 3)?;
                 let ds1 = self.bodies[b1].ds;
                 let q1 = self.body_q(b1);

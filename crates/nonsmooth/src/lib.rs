@@ -84,7 +84,7 @@ pub mod mechanics {
     #[doc(inline)]
     pub use nonsmooth_mechanics::MechanicsError;
     #[doc(inline)]
-    pub use nonsmooth_mechanics::{body, contact, geometry, joints, lie, output, pile, relation, scene};
+    pub use nonsmooth_mechanics::{body, contact, geometry, joints, lie, output, pile, relation, scene, scene_file};
 }
 
 pub mod prelude {
