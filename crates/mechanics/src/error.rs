@@ -34,6 +34,20 @@ pub enum MechanicsError {
         /// The value as the kernel names it (the body's system, or the contact's interaction).
         what: NonFiniteValue,
     },
+    /// A scene file ([`crate::scene_file`]) is not valid: a TOML syntax error, an unknown key,
+    /// a value of the wrong type, or a value the scene refuses (a negative mass, `μ < 0`, an
+    /// unknown shape, a joint on a missing body, ...).
+    #[error("{path}:{line}: {key}: {reason}")]
+    SceneFile {
+        /// The file (`<string>` for a scene read from a string).
+        path: std::path::PathBuf,
+        /// The line (1-based) of the offending key or table (0 when unknown).
+        line: usize,
+        /// The offending key, as a dotted path (`body[3].mass`), or the text at the error.
+        key: String,
+        /// What is wrong.
+        reason: String,
+    },
     /// The narrow phase has no contact detection for this pair of shapes: two static-only
     /// shapes (half-spaces and triangle meshes), or a pair the geometry back-end rejects.
     /// Raised by [`SceneBuilder::build`](crate::scene::SceneBuilder::build) when the scene

@@ -18,6 +18,8 @@
 //! - [`geometry`]: shapes (sphere, half-space, box, capsule), narrow phase, broad phase.
 //! - [`scene`]: a builder and a simulation that detects contacts before every step; the
 //!   contacts of the last step ([`scene::Scene::contacts`]) and the static shapes.
+//! - [`scene_file`]: TOML scene files (bodies, materials, statics, joints, generators, solver,
+//!   run and output settings), read, written and built into a [`scene::Scene`].
 //! - [`pile`]: the sphere pile of the `sphere_pile` example and of the benchmark report.
 //! - [`output`]: CSV and VTK (ParaView) output.
 
@@ -32,5 +34,6 @@ pub mod pile;
 pub mod relation;
 pub mod run;
 pub mod scene;
+pub mod scene_file;
 
 pub use error::MechanicsError;

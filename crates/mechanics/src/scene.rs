@@ -202,6 +202,72 @@ impl BodySpec {
     pub fn mass(&self) -> f64 {
         self.mass
     }
+
+    /// A body of shape `shape` with the given mass and principal inertia (about the body axes
+    /// through the centre) instead of a density, at the origin, at rest, default material.
+    ///
+    /// # Errors
+    /// [`KernelError::InvalidOption`] for a half-space or a triangle mesh (static only);
+    /// [`KernelError::InvalidParameter`] naming `mass` or `inertia` for a value that is not
+    /// positive and finite.
+    pub fn with_mass_properties(shape: Shape, mass: f64, inertia: [f64; 3]) -> Result<Self, MechanicsError> {
+        if shape.is_static_only() {
+            return Err(
+                KernelError::InvalidOption { name: "shape", reason: "a static-only shape cannot be a body" }.into()
+            );
+        }
+        if !mass.is_finite() || mass <= 0.0 {
+            return Err(invalid("mass", mass, "must be positive and finite"));
+        }
+        if let Some(&i) = inertia.iter().find(|i| !i.is_finite() || **i <= 0.0) {
+            return Err(invalid("inertia", i, "must be positive and finite"));
+        }
+        Ok(Self {
+            shape,
+            mass,
+            inertia,
+            position: [0.0; 3],
+            orientation: Quaternion::identity(),
+            velocity: [0.0; 3],
+            angular_velocity: [0.0; 3],
+            material: Material::default(),
+        })
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+
+    /// The principal inertia (about the body axes through the centre).
+    pub fn inertia(&self) -> [f64; 3] {
+        self.inertia
+    }
+
+    /// The initial position of the centre.
+    pub fn position(&self) -> Vec3 {
+        self.position
+    }
+
+    /// The initial orientation (as given, normalized when the body is built).
+    pub fn orientation(&self) -> Quaternion {
+        self.orientation
+    }
+
+    /// The initial velocity of the centre (inertial frame).
+    pub fn velocity(&self) -> Vec3 {
+        self.velocity
+    }
+
+    /// The initial angular velocity (body frame).
+    pub fn angular_velocity(&self) -> Vec3 {
+        self.angular_velocity
+    }
+
+    /// The material.
+    pub fn material(&self) -> Material {
+        self.material
+    }
 }
 
 /// Options of a scene.
@@ -704,6 +770,26 @@ impl SceneBuilder {
     /// The bodies added so far.
     pub fn bodies(&self) -> &[BodySpec] {
         &self.bodies
+    }
+
+    /// The options.
+    pub fn options(&self) -> &SceneOptions {
+        &self.options
+    }
+
+    /// The static shapes added so far, in the order of addition.
+    pub fn statics(&self) -> &[StaticShape] {
+        &self.statics
+    }
+
+    /// The joints added so far: kind, body and other body (`None`: the ground).
+    pub fn joints(&self) -> impl Iterator<Item = (SceneJoint, usize, Option<usize>)> + '_ {
+        self.joints.iter().map(|j| (j.kind, j.body, j.other))
+    }
+
+    /// The joint stops added so far: joint index, side, stop and restitution.
+    pub fn joint_stops(&self) -> impl Iterator<Item = (usize, StopSide, f64, f64)> + '_ {
+        self.stops.iter().map(|s| (s.joint, s.side, s.stop, s.restitution))
     }
 
     /// Builds the scene at `t = 0`.

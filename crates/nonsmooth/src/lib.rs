@@ -85,7 +85,9 @@ pub mod mechanics {
     #[doc(inline)]
     pub use nonsmooth_mechanics::MechanicsError;
     #[doc(inline)]
-    pub use nonsmooth_mechanics::{body, contact, geometry, joints, lie, output, pile, relation, run, scene};
+    pub use nonsmooth_mechanics::{
+        body, contact, geometry, joints, lie, output, pile, relation, run, scene, scene_file,
+    };
 }
 
 pub mod prelude {
