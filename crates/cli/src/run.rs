@@ -8,13 +8,14 @@
 //! 2 bad input (an unreadable scene, an invalid option, an unwritable output).
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use nonsmooth::mechanics::MechanicsError;
 use nonsmooth::mechanics::run::{RunFailure, RunReport, RunSettings, run_scene};
 use nonsmooth::mechanics::scene::Scene;
+use nonsmooth::mechanics::scene_file::SceneFile;
 
 use crate::{EXIT_NOT_CONVERGED, EXIT_OK, Outcome, RunArgs};
 
@@ -29,38 +30,50 @@ pub(crate) struct Loaded {
     pub(crate) failing_policy: bool,
 }
 
-/// Reads the scene file `path`.
-fn load(path: &Path) -> Result<Loaded, String> {
-    if !path.is_file() {
-        return Err(format!("{}: no such scene file", path.display()));
-    }
-    Err(format!("{}: this build has no scene file reader", path.display()))
+/// Reads the scene file of `args` and maps its `[output]` section onto the run's settings.
+///
+/// Output paths are relative to `--out DIR` when given, else to the scene file's folder. The
+/// record goes to the file's `record` (default `STEM.h5`, STEM the scene file's stem); the
+/// ParaView series (files `STEM.pvd`, `STEM_*.vtp`) to the file's `vtk` folder, or to `DIR`
+/// itself when the file names none and `--out` is given. `--every` replaces the file's `every`.
+fn load(args: &RunArgs) -> Result<Loaded, String> {
+    let file = SceneFile::from_path(&args.scene).map_err(|e| e.to_string())?;
+    let scene = file.build().map_err(|e| e.to_string())?;
+    let stem = args.scene.file_stem().and_then(|s| s.to_str()).unwrap_or("run").to_owned();
+    let base = match &args.out {
+        Some(dir) => dir.clone(),
+        None => args.scene.parent().map(Path::to_path_buf).unwrap_or_default(),
+    };
+    let output = &file.output;
+    let record = base.join(output.record.clone().unwrap_or_else(|| format!("{stem}.h5")));
+    let vtk_dir = match (&output.vtk, &args.out) {
+        (Some(dir), _) => Some(base.join(dir)),
+        (None, Some(dir)) => Some(dir.clone()),
+        (None, None) => None,
+    };
+    let settings = RunSettings {
+        vtk_dir,
+        vtk_name: stem,
+        record: Some(record),
+        every: args.every.unwrap_or(output.every),
+        max_steps: None,
+    };
+    let failing_policy = file.solver.on_nonconvergence.as_deref() != Some("continue");
+    Ok(Loaded { scene, settings, failing_policy })
 }
 
 /// Runs `nonsmooth run SCENE`.
 pub(crate) fn run(args: &RunArgs, out: &mut dyn Write) -> Outcome {
-    let loaded = match load(&args.scene) {
+    let loaded = match load(args) {
         Ok(l) => l,
         Err(message) => return Outcome::BadInput(message),
     };
     let progress = !args.no_progress && std::io::stderr().is_terminal();
-    run_loaded(loaded, args.out.clone(), args.every, progress, out)
+    run_loaded(loaded, progress, out)
 }
 
-/// Runs a loaded scene: `out_dir` and `every` replace the file's settings when given.
-pub(crate) fn run_loaded(
-    mut loaded: Loaded,
-    out_dir: Option<PathBuf>,
-    every: Option<usize>,
-    progress: bool,
-    out: &mut dyn Write,
-) -> Outcome {
-    if let Some(dir) = out_dir {
-        loaded.settings.out_dir = Some(dir);
-    }
-    if let Some(every) = every {
-        loaded.settings.every = every;
-    }
+/// Runs a loaded scene with its settings, a progress bar on standard error when `progress`.
+pub(crate) fn run_loaded(mut loaded: Loaded, progress: bool, out: &mut dyn Write) -> Outcome {
     let bar = if progress {
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
         // The template is a constant known to parse; fall back to the default style otherwise.
@@ -162,7 +175,11 @@ mod tests {
     fn a_run_prints_its_summary_and_writes_its_outputs() {
         let dir = tempfile::tempdir().expect("temporary folder");
         let mut text = Vec::new();
-        let outcome = run_loaded(loaded(0.0, true), Some(dir.path().to_path_buf()), Some(5), false, &mut text);
+        let mut l = loaded(0.0, true);
+        l.settings.vtk_dir = Some(dir.path().to_path_buf());
+        l.settings.record = Some(dir.path().join("run.h5"));
+        l.settings.every = 5;
+        let outcome = run_loaded(l, false, &mut text);
         assert!(matches!(outcome, Outcome::Done(EXIT_OK)), "{outcome:?}");
         let text = String::from_utf8(text).expect("UTF-8");
         assert!(text.starts_with("steps: 20 (t = 0.02"), "{text}");
@@ -175,13 +192,15 @@ mod tests {
     #[test]
     fn a_diverged_scene_exits_1_and_an_unwritable_output_is_bad_input() {
         let mut text = Vec::new();
-        let outcome = run_loaded(loaded(1e308, true), None, None, false, &mut text);
+        let outcome = run_loaded(loaded(1e308, true), false, &mut text);
         assert!(matches!(outcome, Outcome::Done(EXIT_NOT_CONVERGED)), "{outcome:?}");
         assert!(String::from_utf8(text).expect("UTF-8").contains("stopped: body 0"));
         let dir = tempfile::tempdir().expect("temporary folder");
         let file = dir.path().join("f");
         std::fs::write(&file, "x").expect("file");
-        let outcome = run_loaded(loaded(0.0, true), Some(file.join("out")), None, false, &mut Vec::new());
+        let mut l = loaded(0.0, true);
+        l.settings.record = Some(file.join("out/run.h5"));
+        let outcome = run_loaded(l, false, &mut Vec::new());
         assert!(matches!(outcome, Outcome::BadInput(_)), "{outcome:?}");
     }
 }

@@ -19,25 +19,23 @@ use crate::scene::Scene;
 /// What [`run_scene`] writes and how far it goes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSettings {
-    /// The folder of the outputs (created when missing); `None`: no file is written.
-    pub out_dir: Option<PathBuf>,
-    /// The stem of the output files: `NAME.h5` for the record, `NAME.pvd` and
-    /// `NAME_*.vtp` for the ParaView series.
-    pub name: String,
-    /// Steps between outputs, at least 1; the last step of the run is always written.
+    /// The folder of the ParaView series (created when missing); `None`: no series.
+    pub vtk_dir: Option<PathBuf>,
+    /// The stem of the series' files: `NAME.pvd` and `NAME_*.vtp`.
+    pub vtk_name: String,
+    /// The HDF5 run record (its folder is created when missing); `None`: no record.
+    pub record: Option<PathBuf>,
+    /// Steps between outputs, at least 1; the last step of the run is always written, and
+    /// the series also holds the initial state.
     pub every: usize,
-    /// Whether to write the ParaView series (the initial state, then every `every` steps).
-    pub vtk: bool,
-    /// Whether to write the HDF5 run record.
-    pub record: bool,
     /// At most this many steps (`None`: up to the scene's final time).
     pub max_steps: Option<usize>,
 }
 
 impl Default for RunSettings {
-    /// No output files, every step, up to the final time.
+    /// No output files, every step, up to the final time, the series named `run`.
     fn default() -> Self {
-        Self { out_dir: None, name: "run".to_owned(), every: 1, vtk: true, record: true, max_steps: None }
+        Self { vtk_dir: None, vtk_name: "run".to_owned(), record: None, every: 1, max_steps: None }
     }
 }
 
@@ -108,7 +106,7 @@ pub fn remaining_steps(scene: &Scene) -> usize {
 /// `settings` and calling `progress` after each step.
 ///
 /// # Errors
-/// [`RunFailure`] with [`MechanicsError::Kernel`] for `every = 0` or an empty name,
+/// [`RunFailure`] with [`MechanicsError::Kernel`] for `every = 0` or an invalid series name,
 /// [`MechanicsError::Io`] when an output cannot be written, and the scene's step errors (a
 /// diverged state, a step that did not converge under a failing policy). The outputs written
 /// before the error stay (the record is written with the steps done).
@@ -202,20 +200,24 @@ struct Outputs {
 
 impl Outputs {
     fn open(scene: &Scene, settings: &RunSettings) -> Result<Self, MechanicsError> {
-        let Some(dir) = settings.out_dir.as_ref() else { return Ok(Self { vtk: None, record: None }) };
-        if settings.name.is_empty() || settings.name.contains(['/', '\\']) {
-            return Err(nonsmooth_kernel::KernelError::InvalidOption {
-                name: "name",
-                reason: "must be a non-empty file name without path separators",
+        let mkdir = |dir: &std::path::Path| {
+            std::fs::create_dir_all(dir).map_err(|e| MechanicsError::Io { path: dir.to_path_buf(), source: e })
+        };
+        let vtk = match settings.vtk_dir.as_ref() {
+            Some(dir) => {
+                mkdir(dir)?;
+                Some(VtkSeries::create(dir, &settings.vtk_name)?)
             }
-            .into());
-        }
-        std::fs::create_dir_all(dir).map_err(|e| MechanicsError::Io { path: dir.clone(), source: e })?;
-        let vtk = if settings.vtk { Some(VtkSeries::create(dir, &settings.name)?) } else { None };
-        let record = if settings.record {
-            Some(RunRecord::create(dir.join(format!("{}.h5", settings.name)), scene, settings.every)?)
-        } else {
-            None
+            None => None,
+        };
+        let record = match settings.record.as_ref() {
+            Some(path) => {
+                if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    mkdir(parent)?;
+                }
+                Some(RunRecord::create(path, scene, settings.every)?)
+            }
+            None => None,
         };
         Ok(Self { vtk, record })
     }

@@ -101,7 +101,12 @@ fn a_run_record_reads_back_as_the_scene_stepped_by_hand() -> Result<(), Box<dyn 
     }
     assert_eq!(k, 50);
     let mut scene = spheres([0.5, 0.0, 0.1], [0.2, 0.0, 0.0], 0.05)?;
-    let settings = RunSettings { out_dir: Some(dir.path().join("out")), every, ..RunSettings::default() };
+    let settings = RunSettings {
+        vtk_dir: Some(dir.path().join("out")),
+        record: Some(dir.path().join("out/run.h5")),
+        every,
+        ..RunSettings::default()
+    };
     let mut seen: Vec<RunProgress> = Vec::new();
     let report = run_scene(&mut scene, &settings, &mut |p| seen.push(*p))?;
     assert_eq!(report.steps, 50);
@@ -204,7 +209,7 @@ fn an_unwritable_output_folder_fails_before_any_step() -> Result<(), Box<dyn std
     let file = dir.path().join("a_file");
     std::fs::write(&file, "not a folder")?;
     let mut scene = spheres([0.5, 0.0, 0.1], [0.0; 3], 0.05)?;
-    let settings = RunSettings { out_dir: Some(file.join("out")), ..RunSettings::default() };
+    let settings = RunSettings { vtk_dir: Some(file.join("out")), ..RunSettings::default() };
     let failure = run_scene(&mut scene, &settings, &mut |_| {}).expect_err("the folder cannot be made");
     assert!(matches!(failure.error, MechanicsError::Io { .. }), "{failure}");
     assert_eq!((failure.report.steps, scene.steps_done()), (0, 0));
@@ -220,8 +225,7 @@ fn a_diverged_scene_stops_the_run_with_its_error_and_the_record_keeps_the_steps_
     let dir = tempfile::tempdir()?;
     // x = 1 + 1e305 k passes f64::MAX at step 1798.
     let mut scene = spheres([1.0, 0.0, 1.0], [1e308, 0.0, 0.0], 3.0)?;
-    let settings =
-        RunSettings { out_dir: Some(dir.path().to_path_buf()), every: 100, vtk: false, ..RunSettings::default() };
+    let settings = RunSettings { record: Some(dir.path().join("run.h5")), every: 100, ..RunSettings::default() };
     let failure = run_scene(&mut scene, &settings, &mut |_| {}).expect_err("the scene diverges");
     let MechanicsError::NonFiniteBody { step, body, .. } = failure.error else {
         panic!("expected NonFiniteBody, got {:?}", failure.error)
