@@ -35,7 +35,8 @@ pub(crate) struct Loaded {
 /// Output paths are relative to `--out DIR` when given, else to the scene file's folder. The
 /// record goes to the file's `record` (default `STEM.h5`, STEM the scene file's stem); the
 /// ParaView series (files `STEM.pvd`, `STEM_*.vtp`) to the file's `vtk` folder, or to `DIR`
-/// itself when the file names none and `--out` is given. `--every` replaces the file's `every`.
+/// itself when the file names none and `--out` is given; the CSV of the body states to the
+/// file's `csv`, if any. `--every` replaces the file's `every`.
 fn load(args: &RunArgs) -> Result<Loaded, String> {
     let file = SceneFile::from_path(&args.scene).map_err(|e| e.to_string())?;
     let scene = file.build().map_err(|e| e.to_string())?;
@@ -55,6 +56,7 @@ fn load(args: &RunArgs) -> Result<Loaded, String> {
         vtk_dir,
         vtk_name: stem,
         record: Some(record),
+        csv: output.csv.as_ref().map(|c| base.join(c)),
         every: args.every.unwrap_or(output.every),
         max_steps: None,
     };

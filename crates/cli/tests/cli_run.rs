@@ -26,7 +26,7 @@ fn write_scene(dir: &Path, name: &str, velocity: f64, extra: &str) -> PathBuf {
 #[test]
 fn a_scene_file_runs_to_its_end_with_its_outputs_and_summary() {
     let dir = temp_dir("cli_run", "outputs");
-    let scene = write_scene(&dir, "two.toml", -0.1, "record = \"rec/two.h5\"\n");
+    let scene = write_scene(&dir, "two.toml", -0.1, "record = \"rec/two.h5\"\ncsv = \"two.csv\"\n");
     let out = run(&["run", str_path(&scene), "--no-progress"]);
     assert_eq!(code(&out), 0, "stderr: {}", stderr(&out));
     let text = stdout(&out);
@@ -38,6 +38,9 @@ fn a_scene_file_runs_to_its_end_with_its_outputs_and_summary() {
     assert_eq!(file.dataset("step").and_then(|d| d.read_u64()).ok(), Some(vec![4, 8, 12, 16, 20, 24, 28, 30]));
     assert_eq!(file.dataset("bodies/position").and_then(|d| d.shape()).ok(), Some(vec![8, 2, 3]));
     assert!(stderr(&out).is_empty(), "no bar when standard error is not a terminal");
+    let csv = std::fs::read_to_string(dir.join("two.csv")).expect("the CSV");
+    assert_eq!(csv.lines().count(), 1 + 8 * 2, "a header and two bodies per record");
+    assert!(csv.lines().last().is_some_and(|l| l.starts_with("30,")), "{csv}");
 
     // --out and --every replace the file's settings; the series goes to DIR.
     let out_dir = dir.join("out");

@@ -12,6 +12,7 @@ use nonsmooth_kernel::simulation::RunSummary;
 use thiserror::Error;
 
 use crate::MechanicsError;
+use crate::output::CsvWriter;
 use crate::output::record::{PhaseTimes, RunRecord};
 use crate::output::vtk::VtkSeries;
 use crate::scene::Scene;
@@ -25,6 +26,9 @@ pub struct RunSettings {
     pub vtk_name: String,
     /// The HDF5 run record (its folder is created when missing); `None`: no record.
     pub record: Option<PathBuf>,
+    /// The CSV of the body states ([`CsvWriter`], at the same steps as the record); `None`: no
+    /// CSV.
+    pub csv: Option<PathBuf>,
     /// Steps between outputs, at least 1; the last step of the run is always written, and
     /// the series also holds the initial state.
     pub every: usize,
@@ -35,7 +39,7 @@ pub struct RunSettings {
 impl Default for RunSettings {
     /// No output files, every step, up to the final time, the series named `run`.
     fn default() -> Self {
-        Self { vtk_dir: None, vtk_name: "run".to_owned(), record: None, every: 1, max_steps: None }
+        Self { vtk_dir: None, vtk_name: "run".to_owned(), record: None, csv: None, every: 1, max_steps: None }
     }
 }
 
@@ -155,6 +159,9 @@ pub fn run_scene(
             if let Some(vtk) = outputs.vtk.as_mut() {
                 result = vtk.write_frame(scene);
             }
+            if let (Ok(()), Some(csv)) = (&result, outputs.csv.as_mut()) {
+                result = csv.write_frame(report.steps, scene.time(), &scene.frames());
+            }
             span.output += t.elapsed();
             if let (Ok(()), Some(record)) = (&result, outputs.record.as_mut()) {
                 let t = Instant::now();
@@ -183,6 +190,14 @@ pub fn run_scene(
             result = written;
         }
     }
+    if let Some(csv) = outputs.csv.take() {
+        let t = Instant::now();
+        let flushed = csv.finish();
+        report.times.output += t.elapsed();
+        if result.is_ok() {
+            result = flushed;
+        }
+    }
     report.frames = outputs.vtk.as_ref().map_or(0, VtkSeries::frames);
     report.convergence = scene.run_summary();
     report.wall = started.elapsed();
@@ -196,6 +211,7 @@ pub fn run_scene(
 struct Outputs {
     vtk: Option<VtkSeries>,
     record: Option<RunRecord>,
+    csv: Option<CsvWriter>,
 }
 
 impl Outputs {
@@ -219,6 +235,15 @@ impl Outputs {
             }
             None => None,
         };
-        Ok(Self { vtk, record })
+        let csv = match settings.csv.as_ref() {
+            Some(path) => {
+                if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    mkdir(parent)?;
+                }
+                Some(CsvWriter::create(path)?)
+            }
+            None => None,
+        };
+        Ok(Self { vtk, record, csv })
     }
 }

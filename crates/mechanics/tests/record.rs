@@ -104,6 +104,7 @@ fn a_run_record_reads_back_as_the_scene_stepped_by_hand() -> Result<(), Box<dyn 
     let settings = RunSettings {
         vtk_dir: Some(dir.path().join("out")),
         record: Some(dir.path().join("out/run.h5")),
+        csv: Some(dir.path().join("csv/run.csv")),
         every,
         ..RunSettings::default()
     };
@@ -122,6 +123,9 @@ fn a_run_record_reads_back_as_the_scene_stepped_by_hand() -> Result<(), Box<dyn 
     let record = report.record.clone().expect("a record");
     assert_eq!(record, dir.path().join("out/run.h5"));
     assert!(report.vtk.as_deref().is_some_and(Path::exists));
+
+    let csv = std::fs::read_to_string(dir.path().join("csv/run.csv"))?;
+    assert_eq!(csv.lines().count(), 1 + 3 * want.len(), "a header and three bodies per record");
 
     let file = hdf5_pure::File::open(&record)?;
     let n = want.len() as u64;
