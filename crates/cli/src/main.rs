@@ -6,7 +6,11 @@
 //!   of the solution and writes it to OUT (a JSON layout naming the vectors, see [`solve`]);
 //! - `nonsmooth info FILE [--type KIND] [--json]` describes the problem and its matrices;
 //! - `nonsmooth convert IN OUT [--type KIND]` copies a problem between Siconos `.dat` and FCLIB
-//!   (`.hdf5`, `.h5`) files, the formats chosen by the extensions.
+//!   (`.hdf5`, `.h5`) files, the formats chosen by the extensions;
+//! - `nonsmooth run SCENE [--out DIR] [--every K] [--no-progress]` runs a scene to its final
+//!   time with a progress bar, writes its ParaView series and HDF5 run record, and prints a
+//!   summary (see [`run`]; exit 1 when the scene stopped on its own error or steps did not
+//!   converge under a failing policy).
 //!
 //! Exit codes: 0 converged (or `info`/`convert` succeeded), 1 not converged, 2 bad input
 //! (unreadable or malformed file, unsupported problem type, unknown solver or type, invalid
@@ -29,6 +33,7 @@ use nonsmooth::numerics::io::ProblemKind;
 
 mod convert;
 mod info;
+mod run;
 mod solve;
 
 /// Solve and inspect one-step nonsmooth problems stored in Siconos `.dat` files.
@@ -48,6 +53,25 @@ enum Command {
     Info(InfoArgs),
     /// Convert IN to OUT between Siconos `.dat` and FCLIB `.hdf5`/`.h5`, by their extensions.
     Convert(ConvertArgs),
+    /// Run the scene of SCENE to its final time: a progress bar, the ParaView series and the
+    /// HDF5 run record in the output folder, and a summary (steps, convergence, time by phase).
+    Run(RunArgs),
+}
+
+/// Arguments of `nonsmooth run`.
+#[derive(Debug, clap::Args)]
+struct RunArgs {
+    /// The scene file.
+    scene: PathBuf,
+    /// The output folder (created when missing), instead of the scene file's.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Write the outputs every K steps (and at the last step), instead of the scene file's.
+    #[arg(long, value_name = "K", allow_negative_numbers = true, value_parser = at_least_one)]
+    every: Option<usize>,
+    /// No progress bar (it is also hidden when standard error is not a terminal).
+    #[arg(long)]
+    no_progress: bool,
 }
 
 /// Arguments of `nonsmooth convert`.
@@ -181,6 +205,7 @@ fn main() -> ExitCode {
         Command::Solve(args) => solve::run(&args, &mut stdout),
         Command::Info(args) => info::run(&args, &mut stdout),
         Command::Convert(args) => convert::run(&args, &mut stdout),
+        Command::Run(args) => run::run(&args, &mut stdout),
     };
     // The report may still sit in the buffer: its write errors are the command's.
     let outcome = match outcome {

@@ -32,6 +32,7 @@ pub mod lie;
 pub mod output;
 pub mod pile;
 pub mod relation;
+pub mod run;
 pub mod scene;
 pub mod scene_file;
 

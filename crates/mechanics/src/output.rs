@@ -8,7 +8,11 @@
 //! the shape kind (0 sphere, 1 box, 2 capsule), a bounding radius and the box half extents or the
 //! capsule half length. In ParaView, a `Glyph` filter (sphere source, scale by `radius`) draws a
 //! sphere pile.
+//!
+//! A whole run, with contacts, solver reports and timings, goes to one HDF5 file
+//! ([`record::RunRecord`]).
 
+pub mod record;
 pub mod vtk;
 
 use std::fmt::Write as _;

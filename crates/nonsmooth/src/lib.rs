@@ -79,12 +79,15 @@ pub mod mechanics {
     //! quaternions ([`body`], [`lie`]), shapes and contact detection ([`geometry`]), contact
     //! relations with local frames ([`contact`]), user-defined relations on Newton–Euler bodies
     //! ([`relation`]) and the joints and joint stops built on them ([`joints`]), scenes that
-    //! detect contacts before every step ([`scene`], [`pile`]) and their output ([`output`]).
+    //! detect contacts before every step ([`scene`], [`pile`]), their output ([`output`]) and the
+    //! runner that steps a scene with its outputs ([`run`]).
 
     #[doc(inline)]
     pub use nonsmooth_mechanics::MechanicsError;
     #[doc(inline)]
-    pub use nonsmooth_mechanics::{body, contact, geometry, joints, lie, output, pile, relation, scene, scene_file};
+    pub use nonsmooth_mechanics::{
+        body, contact, geometry, joints, lie, output, pile, relation, run, scene, scene_file,
+    };
 }
 
 pub mod prelude {
