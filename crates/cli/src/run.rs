@@ -59,6 +59,7 @@ fn load(args: &RunArgs) -> Result<Loaded, String> {
         csv: output.csv.as_ref().map(|c| base.join(c)),
         every: args.every.unwrap_or(output.every),
         max_steps: None,
+        quantities: output.record_quantities(),
     };
     let failing_policy = file.solver.on_nonconvergence.as_deref() != Some("continue");
     Ok(Loaded { scene, settings, failing_policy })

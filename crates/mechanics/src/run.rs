@@ -13,7 +13,7 @@ use thiserror::Error;
 
 use crate::MechanicsError;
 use crate::output::CsvWriter;
-use crate::output::record::{PhaseTimes, RunRecord};
+use crate::output::record::{PhaseTimes, RecordQuantities, RunRecord};
 use crate::output::vtk::VtkSeries;
 use crate::scene::Scene;
 
@@ -34,12 +34,22 @@ pub struct RunSettings {
     pub every: usize,
     /// At most this many steps (`None`: up to the scene's final time).
     pub max_steps: Option<usize>,
+    /// What the record holds (default: everything).
+    pub quantities: RecordQuantities,
 }
 
 impl Default for RunSettings {
     /// No output files, every step, up to the final time, the series named `run`.
     fn default() -> Self {
-        Self { vtk_dir: None, vtk_name: "run".to_owned(), record: None, csv: None, every: 1, max_steps: None }
+        Self {
+            vtk_dir: None,
+            vtk_name: "run".to_owned(),
+            record: None,
+            csv: None,
+            every: 1,
+            max_steps: None,
+            quantities: RecordQuantities::default(),
+        }
     }
 }
 
@@ -231,7 +241,7 @@ impl Outputs {
                 if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
                     mkdir(parent)?;
                 }
-                Some(RunRecord::create(path, scene, settings.every)?)
+                Some(RunRecord::create_with(path, scene, settings.every, settings.quantities)?)
             }
             None => None,
         };

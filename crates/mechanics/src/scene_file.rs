@@ -190,7 +190,8 @@ pub struct OutputSection {
     /// Write every this many steps (default 1).
     #[serde(default = "default_every")]
     pub every: usize,
-    /// Quantities to record: any of `q`, `v`, `contacts`, `solver`, `energy` (default `q`, `v`).
+    /// Quantities the run record holds: any of `q` (positions and orientations), `v` (velocities),
+    /// `contacts`, `solver` (default: all four).
     #[serde(default = "default_quantities")]
     pub quantities: Vec<String>,
     /// Directory of VTK (ParaView) files, if any.
@@ -205,13 +206,26 @@ pub struct OutputSection {
 }
 
 /// The quantities `[output] quantities` accepts.
-pub const OUTPUT_QUANTITIES: [&str; 5] = ["q", "v", "contacts", "solver", "energy"];
+pub const OUTPUT_QUANTITIES: [&str; 4] = ["q", "v", "contacts", "solver"];
 
 fn default_every() -> usize {
     1
 }
 fn default_quantities() -> Vec<String> {
-    vec!["q".into(), "v".into()]
+    OUTPUT_QUANTITIES.iter().map(|q| (*q).to_owned()).collect()
+}
+
+impl OutputSection {
+    /// The record's contents named by [`OutputSection::quantities`].
+    pub fn record_quantities(&self) -> crate::output::record::RecordQuantities {
+        let has = |name: &str| self.quantities.iter().any(|q| q == name);
+        crate::output::record::RecordQuantities {
+            positions: has("q"),
+            velocities: has("v"),
+            contacts: has("contacts"),
+            solver: has("solver"),
+        }
+    }
 }
 
 impl Default for OutputSection {

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use nonsmooth_mechanics::MechanicsError;
 use nonsmooth_mechanics::geometry::Shape;
-use nonsmooth_mechanics::output::record::PHASES;
+use nonsmooth_mechanics::output::record::{PHASES, RecordQuantities};
 use nonsmooth_mechanics::run::{RunProgress, RunSettings, remaining_steps, run_scene};
 use nonsmooth_mechanics::scene::{
     BodySpec, ContactPartner, Material, Scene, SceneBuilder, SceneNonConvergence, SceneOptions,
@@ -240,5 +240,39 @@ fn a_diverged_scene_stops_the_run_with_its_error_and_the_record_keeps_the_steps_
     let (shape, steps) = read_u64(&file, "step");
     assert_eq!(shape, [failure.report.records as u64]);
     assert_eq!(steps.last().copied(), Some(100 * failure.report.records as u64));
+    Ok(())
+}
+
+/// A record asked for positions and the solver only holds those groups (with time, step and
+/// timings), and their values are those of the full record.
+#[test]
+fn a_record_holds_the_quantities_asked_for() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let quantities = RecordQuantities { positions: true, velocities: false, contacts: false, solver: true };
+    let run = |name: &str, quantities: RecordQuantities| -> Result<(), Box<dyn std::error::Error>> {
+        let mut scene = spheres([0.5, 0.0, 0.1], [0.2, 0.0, 0.0], 0.05)?;
+        let settings = RunSettings {
+            record: Some(dir.path().join(name)),
+            every: 5,
+            max_steps: Some(20),
+            quantities,
+            ..RunSettings::default()
+        };
+        run_scene(&mut scene, &settings, &mut |_| {})?;
+        Ok(())
+    };
+    run("some.h5", quantities)?;
+    run("all.h5", RecordQuantities::default())?;
+    let (some, all) =
+        (hdf5_pure::File::open(dir.path().join("some.h5"))?, hdf5_pure::File::open(dir.path().join("all.h5"))?);
+    for path in ["time", "step", "bodies/position", "bodies/orientation", "solver/error", "timings/solve"] {
+        assert!(some.dataset(path).is_ok(), "{path} missing");
+    }
+    for path in ["bodies/velocity", "bodies/angular_velocity", "contacts/gap", "contacts/offset"] {
+        assert!(some.dataset(path).is_err(), "{path} written though not asked for");
+        assert!(all.dataset(path).is_ok(), "{path} missing from the full record");
+    }
+    assert_eq!(read_f64(&some, "bodies/position"), read_f64(&all, "bodies/position"));
+    assert_eq!(read_f64(&some, "solver/error").0, read_f64(&all, "solver/error").0);
     Ok(())
 }

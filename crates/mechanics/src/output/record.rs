@@ -34,8 +34,10 @@
 //! | `/solver/error` | `(n)` | the solver's residual (Siconos' `fc3d_compute_error`), NaN without a problem |
 //! | `/timings/detection` … | `(n)` | wall time (s) since the previous record, by phase: `detection`, `assembly`, `solve`, `update`, `output` |
 //!
-//! The root carries the attributes `time_step` (s), `bodies` and `every` (steps between
-//! records). The reaction is the impulse of the Moreau–Jean step (Acary & Brogliato, *Numerical
+//! `/time`, `/step` and `/timings` are always there; the other groups as [`RecordQuantities`]
+//! asks (all by default; a scene file's `[output] quantities`: `q` positions and orientations,
+//! `v` velocities, `contacts`, `solver`). The root carries the attributes `time_step` (s),
+//! `bodies` and `every` (steps between records). The reaction is the impulse of the Moreau–Jean step (Acary & Brogliato, *Numerical
 //! Methods for Nonsmooth Dynamical Systems*, Springer 2008, ch. 10): the mean force over the step
 //! is `λ / h`.
 //!
@@ -90,10 +92,30 @@ impl PhaseTimes {
     }
 }
 
+/// Which groups a [`RunRecord`] holds beside `/time`, `/step` and `/timings` (default: all).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordQuantities {
+    /// `/bodies/position` and `/bodies/orientation`.
+    pub positions: bool,
+    /// `/bodies/velocity` and `/bodies/angular_velocity`.
+    pub velocities: bool,
+    /// The `/contacts` group.
+    pub contacts: bool,
+    /// The `/solver` group.
+    pub solver: bool,
+}
+
+impl Default for RecordQuantities {
+    fn default() -> Self {
+        Self { positions: true, velocities: true, contacts: true, solver: true }
+    }
+}
+
 /// The HDF5 run record of a scene (layout in the module documentation).
 #[derive(Debug)]
 pub struct RunRecord {
     path: PathBuf,
+    quantities: RecordQuantities,
     bodies: usize,
     time_step: f64,
     every: usize,
@@ -128,8 +150,22 @@ impl RunRecord {
     /// # Errors
     /// [`MechanicsError::Io`] when the file cannot be written.
     pub fn create(path: impl AsRef<Path>, scene: &Scene, every: usize) -> Result<Self, MechanicsError> {
+        Self::create_with(path, scene, every, RecordQuantities::default())
+    }
+
+    /// As [`RunRecord::create`], holding only `quantities`.
+    ///
+    /// # Errors
+    /// [`MechanicsError::Io`] when the file cannot be written.
+    pub fn create_with(
+        path: impl AsRef<Path>,
+        scene: &Scene,
+        every: usize,
+        quantities: RecordQuantities,
+    ) -> Result<Self, MechanicsError> {
         let record = Self {
             path: path.as_ref().to_path_buf(),
+            quantities,
             bodies: scene.number_of_bodies(),
             time_step: scene.time_step(),
             every,
@@ -184,13 +220,20 @@ impl RunRecord {
         }
         self.time.push(scene.time());
         self.step.push(report.step.step as u64);
-        for f in scene.frames() {
-            self.position.extend_from_slice(&f.position);
-            self.orientation.extend_from_slice(&f.orientation);
-            self.velocity.extend_from_slice(&f.velocity);
-            self.angular_velocity.extend_from_slice(&f.angular_velocity);
+        let q = self.quantities;
+        if q.positions || q.velocities {
+            for f in scene.frames() {
+                if q.positions {
+                    self.position.extend_from_slice(&f.position);
+                    self.orientation.extend_from_slice(&f.orientation);
+                }
+                if q.velocities {
+                    self.velocity.extend_from_slice(&f.velocity);
+                    self.angular_velocity.extend_from_slice(&f.angular_velocity);
+                }
+            }
         }
-        for c in scene.contacts() {
+        for c in scene.contacts().filter(|_| q.contacts) {
             self.body.push(c.body as u64);
             self.partner.push(match c.partner {
                 ContactPartner::Body(j) => j as i64,
@@ -235,16 +278,46 @@ impl RunRecord {
         file.set_attr("every", AttrValue::U64(self.every as u64));
         file.create_dataset("time").with_f64_data(&self.time).with_shape(&[n]);
         file.create_dataset("step").with_u64_data(&self.step).with_shape(&[n]);
-        let mut g = file.create_group("bodies");
-        for (name, data, k) in [
-            ("position", &self.position, 3),
-            ("orientation", &self.orientation, 4),
-            ("velocity", &self.velocity, 3),
-            ("angular_velocity", &self.angular_velocity, 3),
-        ] {
-            g.create_dataset(name).with_f64_data(data).with_shape(&[n, b, k]);
+        let q = self.quantities;
+        if q.positions || q.velocities {
+            let mut g = file.create_group("bodies");
+            let groups = [
+                (q.positions, "position", &self.position, 3),
+                (q.positions, "orientation", &self.orientation, 4),
+                (q.velocities, "velocity", &self.velocity, 3),
+                (q.velocities, "angular_velocity", &self.angular_velocity, 3),
+            ];
+            for (_, name, data, k) in groups.into_iter().filter(|g| g.0) {
+                g.create_dataset(name).with_f64_data(data).with_shape(&[n, b, k]);
+            }
+            file.add_group(g.finish());
+        }
+        if q.contacts {
+            self.write_contacts(&mut file, n, m);
+        }
+        if q.solver {
+            let mut g = file.create_group("solver");
+            g.create_dataset("status").with_u8_data(&self.status).with_shape(&[n]);
+            g.create_dataset("iterations").with_u64_data(&self.iterations).with_shape(&[n]);
+            g.create_dataset("error").with_f64_data(&self.error).with_shape(&[n]);
+            file.add_group(g.finish());
+        }
+        let mut g = file.create_group("timings");
+        for (name, data) in PHASES.iter().zip(&self.times) {
+            g.create_dataset(name).with_f64_data(data).with_shape(&[n]);
         }
         file.add_group(g.finish());
+        file.write(&self.path).map_err(|e| {
+            let source = match e {
+                hdf5_pure::Error::Io(source) => source,
+                other => std::io::Error::other(other.to_string()),
+            };
+            MechanicsError::Io { path: self.path.clone(), source }
+        })
+    }
+
+    /// The `/contacts` group (`n` records, `m` contact rows).
+    fn write_contacts(&self, file: &mut FileBuilder, n: u64, m: u64) {
         let mut g = file.create_group("contacts");
         g.create_dataset("offset").with_u64_data(&self.offset).with_shape(&[n + 1]);
         g.create_dataset("body").with_u64_data(&self.body).with_shape(&[m]);
@@ -260,22 +333,5 @@ impl RunRecord {
         g.create_dataset("gap").with_f64_data(&self.gap).with_shape(&[m]);
         g.create_dataset("active").with_u8_data(&self.active).with_shape(&[m]);
         file.add_group(g.finish());
-        let mut g = file.create_group("solver");
-        g.create_dataset("status").with_u8_data(&self.status).with_shape(&[n]);
-        g.create_dataset("iterations").with_u64_data(&self.iterations).with_shape(&[n]);
-        g.create_dataset("error").with_f64_data(&self.error).with_shape(&[n]);
-        file.add_group(g.finish());
-        let mut g = file.create_group("timings");
-        for (name, data) in PHASES.iter().zip(&self.times) {
-            g.create_dataset(name).with_f64_data(data).with_shape(&[n]);
-        }
-        file.add_group(g.finish());
-        file.write(&self.path).map_err(|e| {
-            let source = match e {
-                hdf5_pure::Error::Io(source) => source,
-                other => std::io::Error::other(other.to_string()),
-            };
-            MechanicsError::Io { path: self.path.clone(), source }
-        })
     }
 }
