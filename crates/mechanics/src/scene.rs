@@ -16,7 +16,8 @@
 //! an equality law on the joint's rows and a Newton impact law on a stop. A scene with joints is
 //! stepped through the kernel's mixed mechanical problem ([`OneStepNsProblem::mixed`], Siconos'
 //! `GenericMechanical`: equality, complementarity and 3D Coulomb blocks in one problem, block
-//! Gauss–Seidel at the FC3D method's tolerance); a scene without joints keeps the FC3D problem.
+//! Gauss–Seidel at the NSGS's tolerance and sweep cap); a scene without joints keeps the FC3D
+//! problem.
 //!
 //! ```no_run
 //! use nonsmooth_mechanics::geometry::Shape;
@@ -887,10 +888,13 @@ impl SceneBuilder {
                 (method, _) => OneStepNsProblem::friction_contact_3d(method.clone())?,
             }
         } else {
+            // The block Gauss–Seidel takes the NSGS's tolerance and sweep cap.
+            let sweeps = match &o.method {
+                Fc3dMethod::Nsgs(nsgs) => nsgs.max_iterations,
+                _ => SceneOptions::NSGS_MAX_SWEEPS,
+            };
             OneStepNsProblem::mixed(
-                GmpNsgsOptions::default()
-                    .with_tolerance(o.method.tolerance())
-                    .with_max_iterations(SceneOptions::NSGS_MAX_SWEEPS),
+                GmpNsgsOptions::default().with_tolerance(o.method.tolerance()).with_max_iterations(sweeps),
             )?
         };
         let sim = TimeStepping::new(
