@@ -499,3 +499,90 @@ fn singular_iteration_matrix_is_detected() {
     }
     assert_eq!(OdeFailureReason::SingularIterationMatrix.to_string(), "the iteration matrix I - h l0 J is singular");
 }
+
+/// `(x, y, ẋ, ẏ)`, `ISTATE`, `NST`, `NFE`, `NJE`, `MCUR`, `TN`, `TSW` after a DLSODAR call.
+type FlightRow = ([f64; 4], i32, usize, usize, usize, usize, f64, f64);
+
+/// One flight of Siconos' `LinearOscillatorED` (mass 1e-3 on springs k = 100, weight along x,
+/// the guarded ground root `g` of Siconos' event-driven scheme) from a post-impact state, at
+/// Siconos' tolerances, time shifted to start at 0: DLSODAR (JT = 2) switches to BDF within it.
+/// `(x, y, ẋ, ẏ, ISTATE, NST, NFE, NJE, MCUR, TN, TSW)` at tout = 0.0027530188769529, then
+/// 0.0077530188769529 and the root.
+#[allow(clippy::excessive_precision)]
+const FLIGHT_REF: [FlightRow; 3] = [
+    (
+        [0.01392079424199789, 0.0007002072505366163, 3.6950669403933785, 0.225767536704375],
+        2,
+        78,
+        126,
+        0,
+        1,
+        0.002869259618939192,
+        0.0,
+    ),
+    (
+        [0.01144111482137892, 0.0007066596872422631, -4.471142069021601, -0.2237480919303564],
+        2,
+        245,
+        480,
+        7,
+        2,
+        0.0077569793758523135,
+        0.005517835122249212,
+    ),
+    (
+        [-4.472333961502706e-19, 0.00010544756594204672, -5.771091483396819, -0.31446475332443957],
+        3,
+        373,
+        772,
+        13,
+        2,
+        0.00991631817453433,
+        0.005517835122249212,
+    ),
+];
+
+#[test]
+fn oscillator_flight_switches_to_bdf_as_dlsodar() {
+    let (m, k) = (1e-3, 1e2);
+    let tol_ed = 1000.0 * (10.0 * f64::EPSILON);
+    let mut f = move |_t: f64, x: &[f64], d: &mut [f64]| -> Result<(), KernelError> {
+        d[0] = x[3];
+        d[1] = x[4];
+        d[2] = x[5];
+        d[3] = (-m * G - k * x[0]) / m;
+        d[4] = (-k * x[1]) / m;
+        d[5] = 0.0;
+        Ok(())
+    };
+    let mut g = move |_t: f64, x: &[f64], out: &mut [f64]| -> Result<(), KernelError> {
+        let (y, yd) = (x[0], x[3]);
+        out[0] = if y > tol_ed {
+            y
+        } else if yd > -tol_ed {
+            100.0 * tol_ed
+        } else {
+            y
+        };
+        Ok(())
+    };
+    let t0 = 3.722469811230471e-01;
+    let seed = [-3.002155815612362e-16, -9.475091194379469e-05, 0.0, 5.771091483404373, 0.3148050610593081, 0.0];
+    let mut lsodar = LsodarIntegrator::siconos();
+    lsodar.restart(0.0, &seed);
+    let mut x = seed;
+    for (i, tout) in [0.375 - t0, 0.38 - t0, 0.385 - t0].into_iter().enumerate() {
+        let (xr, istate, nst, nfe, nje, mcur, tn, tsw) = FLIGHT_REF[i];
+        let mut gr: &mut Rhs = &mut g;
+        let (_, stop) = lsodar.advance(&mut f, Some((1, &mut gr)), tout, &mut x).expect("integrates");
+        assert_eq!(matches!(stop, OdeStop::Root { .. }), istate == 3);
+        let s = lsodar.stats();
+        let method = if mcur == 2 { LsodarMethod::Bdf } else { LsodarMethod::Adams };
+        assert_eq!((s.steps, s.f_evaluations, s.jacobian_evaluations, s.method), (nst, nfe, nje, method), "call {i}");
+        assert!(rel(s.tn, tn) <= 1e-14 && (s.switch_time - tsw).abs() <= 1e-16, "tn {} tsw {}", s.tn, s.switch_time);
+        let got = [x[0], x[1], x[3], x[4]];
+        for c in 0..4 {
+            assert!((got[c] - xr[c]).abs() <= 1e-15 * xr[c].abs().max(1e-3), "call {i} component {c}: {got:?}");
+        }
+    }
+}
