@@ -39,6 +39,7 @@ fn commands() -> Vec<clap::Command> {
         MixedIntegratorsArgs::command(),
         NonlinearSwitchArgs::command(),
         PendulumEdArgs::command(),
+        LinearOscillatorEdArgs::command(),
         SimpleExampleRelayArgs::command(),
         SliderCrankArgs::command(),
         TwoBouncingBallsGlobalArgs::command(),
