@@ -17,9 +17,23 @@ use nonsmooth::kernel::simulation::{
 
 /// Names of the columns of [`BouncingBallEdTwoContacts::simulate`]'s rows (header of the example's
 /// `--output` file): time, height `x`, velocity `ẋ`, impulse `p(1)` and force `p(2)` on `x`, then
-/// the multipliers `λ(1)` (impulse) and `λ(2)` (force) of the floor and of the ceiling.
-pub const COLUMN_NAMES: [&str; 9] =
-    ["t", "x", "v_x", "p1_x", "p2_x", "lambda1_floor", "lambda2_floor", "lambda1_ceiling", "lambda2_ceiling"];
+/// the multipliers `λ(1)` (impulse) and `λ(2)` (force) of the floor and of the ceiling, then the
+/// acceleration `ẍ` and the second derivatives `ÿ` of both gaps (as the simulation stores them:
+/// [`EventDriven::acceleration`], [`EventDriven::output`]).
+pub const COLUMN_NAMES: [&str; 12] = [
+    "t",
+    "x",
+    "v_x",
+    "p1_x",
+    "p2_x",
+    "lambda1_floor",
+    "lambda2_floor",
+    "lambda1_ceiling",
+    "lambda2_ceiling",
+    "a_x",
+    "y_ddot_floor",
+    "y_ddot_ceiling",
+];
 
 /// Gravity.
 pub const GRAVITY: f64 = 9.81;
@@ -81,36 +95,40 @@ impl BouncingBallEdTwoContacts {
     }
 
     /// Runs the simulation and returns one row per processed event (no row for `t0`):
-    /// `t, x, ẋ, p(1), p(2), λ_floor(1), λ_floor(2), λ_ceiling(1), λ_ceiling(2)`. Before each
-    /// impact row comes a pre-impact row with the same time (the state just before the
-    /// impact, the impulse `p(1)`, multipliers 0), as in `bouncing_ball_ed`.
+    /// `t, x, ẋ, p(1), p(2), λ_floor(1), λ_floor(2), λ_ceiling(1), λ_ceiling(2), ẍ, ÿ_floor,
+    /// ÿ_ceiling`. Before each impact row comes a pre-impact row with the same time (the state
+    /// just before the impact, the impulse `p(1)`, multipliers 0, the acceleration and `ÿ`
+    /// after the event), as in `bouncing_ball_ed`.
     ///
     /// # Errors
     /// Kernel errors.
     pub fn simulate(&self) -> Result<Trajectory, KernelError> {
         let (mut sim, ball, floor, ceiling) = self.build()?;
-        let mut out = Trajectory::new(9);
+        let mut out = Trajectory::new(COLUMN_NAMES.len());
         while sim.has_next_event() {
             sim.advance_to_event()?;
             let Some(report) = sim.process_events()? else { break };
-            let row = sim.with_nsds(|nsds| -> Result<[f64; 9], KernelError> {
+            let (q, v) = sim.with_nsds(|nsds| -> Result<_, KernelError> {
                 let s = nsds.ds(ball)?.state();
-                let (f, c) = (nsds.interaction(floor)?, nsds.interaction(ceiling)?);
-                Ok([
-                    report.time,
-                    s.q()[0],
-                    s.v()[0],
-                    s.p(1)[0],
-                    s.p(2)[0],
-                    f.lambda(1)[0],
-                    f.lambda(2)[0],
-                    c.lambda(1)[0],
-                    c.lambda(2)[0],
-                ])
+                Ok((s.q()[0], s.v()[0]))
             })?;
+            let row = [
+                report.time,
+                q,
+                v,
+                sim.reaction(ball, 1)?[0],
+                sim.reaction(ball, 2)?[0],
+                sim.multiplier(floor, 1)?[0],
+                sim.multiplier(floor, 2)?[0],
+                sim.multiplier(ceiling, 1)?[0],
+                sim.multiplier(ceiling, 2)?[0],
+                sim.acceleration(ball)?[0],
+                sim.output(floor, 2)?[0],
+                sim.output(ceiling, 2)?[0],
+            ];
             if report.impact {
                 let (pq, pv) = sim.pre_impact_state(ball)?;
-                out.push(&[report.time, pq[0], pv[0], row[3], row[4], 0.0, 0.0, 0.0, 0.0]);
+                out.push(&[report.time, pq[0], pv[0], row[3], row[4], 0.0, 0.0, 0.0, 0.0, row[9], row[10], row[11]]);
             }
             out.push(&row);
         }

@@ -31,8 +31,11 @@ use nonsmooth::kernel::simulation::{
 
 /// Names of the columns of [`PendulumRun::rows`] (header of the example's `--output` file): time,
 /// position `(x, z)`, velocity `(ẋ, ż)`, constraint `y = l² − |q|²`, multipliers `λ(1)`
-/// (impulse) and `λ(2)` (force; tension `2 l λ(2)`), sizes of index sets 1 and 2.
-pub const COLUMN_NAMES: [&str; 10] = ["t", "x", "z", "v_x", "v_z", "y", "lambda1", "lambda2", "size_I1", "size_I2"];
+/// (impulse) and `λ(2)` (force; tension `2 l λ(2)`), sizes of index sets 1 and 2, then the
+/// acceleration `(ẍ, z̈)` and the constraint's second derivative `ÿ` (as the simulation stores
+/// them: [`EventDriven::acceleration`], [`EventDriven::output`]).
+pub const COLUMN_NAMES: [&str; 13] =
+    ["t", "x", "z", "v_x", "v_z", "y", "lambda1", "lambda2", "size_I1", "size_I2", "a_x", "a_z", "y_ddot"];
 
 /// Gravity.
 pub const GRAVITY: f64 = 9.81;
@@ -68,8 +71,8 @@ impl Default for PendulumEd {
 /// The rows and the events of a run.
 #[derive(Clone, Debug)]
 pub struct PendulumRun {
-    /// One row per processed event: `t, x, z, ẋ, ż, y, λ(1), λ(2), |I_1|, |I_2|` (the row of an
-    /// impact holds the post-impact state).
+    /// One row per processed event: `t, x, z, ẋ, ż, y, λ(1), λ(2), |I_1|, |I_2|, ẍ, z̈, ÿ` (the
+    /// row of an impact holds the post-impact state).
     pub rows: Trajectory,
     /// The nonsmooth events: `(t, impact, |I_1|, |I_2|)`.
     pub events: Vec<(f64, bool, usize, usize)>,
@@ -120,7 +123,7 @@ impl PendulumEd {
     /// Kernel errors.
     pub fn simulate(&self) -> Result<PendulumRun, KernelError> {
         let (mut sim, body, string) = self.build()?;
-        let mut rows = Trajectory::new(10);
+        let mut rows = Trajectory::new(COLUMN_NAMES.len());
         let mut events = Vec::new();
         while sim.has_next_event() {
             sim.advance_to_event()?;
@@ -129,23 +132,26 @@ impl PendulumEd {
             if report.kind == EventKind::Nonsmooth {
                 events.push((report.time, report.impact, i1, i2));
             }
-            let row = sim.with_nsds(|nsds| -> Result<[f64; 10], KernelError> {
+            let (q, v) = sim.with_nsds(|nsds| -> Result<_, KernelError> {
                 let s = nsds.ds(body)?.state();
-                let i = nsds.interaction(string)?;
-                Ok([
-                    report.time,
-                    s.q()[0],
-                    s.q()[1],
-                    s.v()[0],
-                    s.v()[1],
-                    i.y(0)[0],
-                    i.lambda(1)[0],
-                    i.lambda(2)[0],
-                    i1 as f64,
-                    i2 as f64,
-                ])
+                Ok(([s.q()[0], s.q()[1]], [s.v()[0], s.v()[1]]))
             })?;
-            rows.push(&row);
+            let a = sim.acceleration(body)?;
+            rows.push(&[
+                report.time,
+                q[0],
+                q[1],
+                v[0],
+                v[1],
+                sim.output(string, 0)?[0],
+                sim.multiplier(string, 1)?[0],
+                sim.multiplier(string, 2)?[0],
+                i1 as f64,
+                i2 as f64,
+                a[0],
+                a[1],
+                sim.output(string, 2)?[0],
+            ]);
         }
         Ok(PendulumRun { rows, events })
     }
