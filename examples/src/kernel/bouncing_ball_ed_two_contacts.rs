@@ -12,7 +12,7 @@
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, OdeOptions, RestartingOde, TimeDiscretisation, Trajectory,
+    EventDriven, EventDrivenOptions, OdeOptions, RestartingOde, SmoothIntegrator, TimeDiscretisation, Trajectory,
 };
 
 /// Names of the columns of [`BouncingBallEdTwoContacts::simulate`]'s rows (header of the example's
@@ -75,6 +75,19 @@ impl BouncingBallEdTwoContacts {
     /// # Errors
     /// Kernel errors (e.g. an initial position outside `[0, H]`).
     pub fn build(&self) -> Result<TwoContactsSimulation, KernelError> {
+        let options = OdeOptions::default().with_rtol(1e-14).with_atol(1e-14);
+        self.build_with(RestartingOde::new(options)?)
+    }
+
+    /// The simulation with the given smooth integrator (e.g. `LsodarSmooth::siconos()`, as
+    /// Siconos' `LsodarOSI`).
+    ///
+    /// # Errors
+    /// Kernel errors (e.g. an initial position outside `[0, H]`).
+    pub fn build_with(
+        &self,
+        integrator: impl SmoothIntegrator + 'static,
+    ) -> Result<TwoContactsSimulation, KernelError> {
         let m = self.mass;
         let ball = LagrangianLinearTids::new(vec![self.x0], vec![self.v0], faer::mat![[m]])?
             .with_external_force(vec![-m * GRAVITY])?;
@@ -84,11 +97,10 @@ impl BouncingBallEdTwoContacts {
         let floor = nsds.link(LagrangianLinearTir::new(faer::mat![[1.0]])?, law, &[ball])?;
         let ceiling =
             nsds.link(LagrangianLinearTir::new(faer::mat![[-1.0]])?.with_offset(vec![self.ceiling])?, law, &[ball])?;
-        let options = OdeOptions::default().with_rtol(1e-14).with_atol(1e-14);
         let sim = EventDriven::new(
             nsds,
             TimeDiscretisation::new(0.0, self.h, self.t_end)?,
-            RestartingOde::new(options)?,
+            integrator,
             EventDrivenOptions::default(),
         )?;
         Ok((sim, ball, floor, ceiling))
@@ -103,35 +115,49 @@ impl BouncingBallEdTwoContacts {
     /// # Errors
     /// Kernel errors.
     pub fn simulate(&self) -> Result<Trajectory, KernelError> {
-        let (mut sim, ball, floor, ceiling) = self.build()?;
-        let mut out = Trajectory::new(COLUMN_NAMES.len());
-        while sim.has_next_event() {
-            sim.advance_to_event()?;
-            let Some(report) = sim.process_events()? else { break };
-            let (q, v) = sim.with_nsds(|nsds| -> Result<_, KernelError> {
-                let s = nsds.ds(ball)?.state();
-                Ok((s.q()[0], s.v()[0]))
-            })?;
-            let row = [
-                report.time,
-                q,
-                v,
-                sim.reaction(ball, 1)?[0],
-                sim.reaction(ball, 2)?[0],
-                sim.multiplier(floor, 1)?[0],
-                sim.multiplier(floor, 2)?[0],
-                sim.multiplier(ceiling, 1)?[0],
-                sim.multiplier(ceiling, 2)?[0],
-                sim.acceleration(ball)?[0],
-                sim.output(floor, 2)?[0],
-                sim.output(ceiling, 2)?[0],
-            ];
-            if report.impact {
-                let (pq, pv) = sim.pre_impact_state(ball)?;
-                out.push(&[report.time, pq[0], pv[0], row[3], row[4], 0.0, 0.0, 0.0, 0.0, row[9], row[10], row[11]]);
-            }
-            out.push(&row);
-        }
-        Ok(out)
+        let (sim, ball, floor, ceiling) = self.build()?;
+        run(sim, ball, floor, ceiling)
     }
+}
+
+/// Steps `sim` (built by [`BouncingBallEdTwoContacts::build_with`]) to the end, writing the rows
+/// of [`BouncingBallEdTwoContacts::simulate`].
+///
+/// # Errors
+/// Kernel errors.
+pub fn run(
+    mut sim: EventDriven,
+    ball: DsId,
+    floor: InteractionId,
+    ceiling: InteractionId,
+) -> Result<Trajectory, KernelError> {
+    let mut out = Trajectory::new(COLUMN_NAMES.len());
+    while sim.has_next_event() {
+        sim.advance_to_event()?;
+        let Some(report) = sim.process_events()? else { break };
+        let (q, v) = sim.with_nsds(|nsds| -> Result<_, KernelError> {
+            let s = nsds.ds(ball)?.state();
+            Ok((s.q()[0], s.v()[0]))
+        })?;
+        let row = [
+            report.time,
+            q,
+            v,
+            sim.reaction(ball, 1)?[0],
+            sim.reaction(ball, 2)?[0],
+            sim.multiplier(floor, 1)?[0],
+            sim.multiplier(floor, 2)?[0],
+            sim.multiplier(ceiling, 1)?[0],
+            sim.multiplier(ceiling, 2)?[0],
+            sim.acceleration(ball)?[0],
+            sim.output(floor, 2)?[0],
+            sim.output(ceiling, 2)?[0],
+        ];
+        if report.impact {
+            let (pq, pv) = sim.pre_impact_state(ball)?;
+            out.push(&[report.time, pq[0], pv[0], row[3], row[4], 0.0, 0.0, 0.0, 0.0, row[9], row[10], row[11]]);
+        }
+        out.push(&row);
+    }
+    Ok(out)
 }
