@@ -93,7 +93,8 @@ pub struct BouncingBallEdRestingArgs {
 ///
 /// Without --output it prints each impact (time, wall, velocity after). With --output FILE it
 /// writes one row per event, t, x, v_x, p1_x, p2_x, then lambda1 and lambda2 of the floor and
-/// of the ceiling, a pre-impact row before each impact row.
+/// of the ceiling, then a_x, y_ddot_floor, y_ddot_ceiling (the acceleration and the gaps'
+/// second derivatives as the simulation stores them), a pre-impact row before each impact row.
 #[derive(Clone, Debug, PartialEq, Parser)]
 #[command(name = "bouncing_ball_ed_two_contacts", verbatim_doc_comment)]
 pub struct BouncingBallEdTwoContactsArgs {
@@ -422,7 +423,9 @@ pub struct LinearOscillatorEdArgs {
 /// level), outputs every h = 0.005, T = 2.
 ///
 /// Without --output it prints the nonsmooth events. With --output FILE it writes one row per
-/// event, t, x, z, v_x, v_z, y, lambda1, lambda2 (tension 2 l λ(2)), size_I1, size_I2.
+/// event, t, x, z, v_x, v_z, y, lambda1, lambda2 (tension 2 l λ(2)), size_I1, size_I2, a_x,
+/// a_z, y_ddot (the acceleration and the constraint's second derivative as the simulation stores
+/// them).
 #[derive(Clone, Debug, PartialEq, Parser)]
 #[command(name = "pendulum_ed", verbatim_doc_comment)]
 pub struct PendulumEdArgs {

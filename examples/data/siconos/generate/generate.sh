@@ -9,6 +9,7 @@
 #   HingedDoor.ref, SliderCrankNE.ref (python3-siconos: Newton-Euler joints and joint stops)
 #   PendulumChain.ref (python3-siconos: pivots and frictional contacts, GenericMechanical)
 #   LinearOscillatorED.ref (python3-siconos: EventDriven + LsodarOSI; Siconos stops at t = 0.335)
+#   BouncingBallEDTwoContacts.ref, PendulumED.ref (python3-siconos: EventDriven with LsodarOSI)
 # Needs the Debian packages libsiconos-kernel-dev, libsiconos-numerics-dev (4.4.0), g++ and
 # python3-siconos (4.4.0, used through the system /usr/bin/python3).
 # Usage (from anywhere): bash examples/data/siconos/generate/generate.sh
@@ -73,3 +74,6 @@ done
 for f in NewtonEulerRotation NewtonEulerRotationSlow; do
     echo "$f.txt: $(wc -l < "$outdir/$f.txt") rows, sha256 $(sha256sum < "$outdir/$f.txt" | cut -d' ' -f1)"
 done
+
+/usr/bin/python3 -s "$here/event_driven_examples.py" "$outdir" > "$build/ed.log" 2>&1 \
+    || { cat "$build/ed.log" >&2; exit 1; }
