@@ -1,6 +1,7 @@
 //! The scenes' NSGS on a settling pile: the plain-sweep fallback
 //! (`NsgsOptions::plain_fallback_period`) reaches the tolerance on the problems where the
-//! over-relaxed, accelerated sweeps cycle.
+//! over-relaxed, accelerated sweeps cycle; with the cold restart
+//! (`NsgsOptions::cold_restart`) of the scenes' defaults, every step reaches it.
 
 use nonsmooth_mechanics::MechanicsError;
 use nonsmooth_mechanics::pile::SpherePile;
