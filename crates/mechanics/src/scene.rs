@@ -352,7 +352,10 @@ impl SceneOptions {
     /// error evaluation (the light increment error after each sweep, the full error to stop).
     /// When the over-relaxed, accelerated sweeps cycle instead of converging (the full error,
     /// checked every [`SceneOptions::NSGS_FALLBACK_PERIOD`] sweeps, has grown), the solve goes
-    /// on with plain sweeps, Siconos' NSGS (`ω = 1`, no acceleration), which converges there.
+    /// on with plain sweeps, Siconos' NSGS (`ω = 1`, no acceleration), which converges there;
+    /// when the plain sweeps' error grows too (a warm start that traps the iterates of a
+    /// settling heap), the solve starts once more from zero reactions
+    /// ([`NsgsOptions::cold_restart`]).
     /// Sequential ([`NsgsOptions::parallelism`]); with
     /// [`Parallelism::Rayon`](nonsmooth_numerics::Parallelism::Rayon), the sweeps run in two
     /// halves ([`NsgsSchedule::Halves`](nonsmooth_numerics::fc::nsgs::NsgsSchedule::Halves)),
@@ -362,6 +365,7 @@ impl SceneOptions {
         NsgsOptions::default()
             .with_max_iterations(Self::NSGS_MAX_SWEEPS)
             .with_plain_fallback_period(Self::NSGS_FALLBACK_PERIOD)
+            .with_cold_restart(true)
             .with_relaxation(1.5)
             .with_anderson_memory(3)
             .with_anderson_period(2)

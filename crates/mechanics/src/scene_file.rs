@@ -157,6 +157,10 @@ pub struct SolverSection {
     /// NSGS plain-sweep fallback period (default 250; 0: never).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plain_fallback_period: Option<usize>,
+    /// NSGS: start once more from zero reactions when the plain sweeps stagnate too (default
+    /// true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cold_restart: Option<bool>,
     /// NSGS error evaluation: `full` or `light_with_full_final` (default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_evaluation: Option<String>,
@@ -720,6 +724,9 @@ impl SceneFile {
                 if let Some(p) = v.plain_fallback_period {
                     nsgs.plain_fallback_period = p;
                 }
+                if let Some(c) = v.cold_restart {
+                    nsgs.cold_restart = c;
+                }
                 if let Some(e) = &v.error_evaluation {
                     nsgs.error_evaluation = match e.as_str() {
                         "full" => NsgsErrorEvaluation::Full,
@@ -745,6 +752,7 @@ impl SceneFile {
                     ("anderson_memory", v.anderson_memory.is_some()),
                     ("anderson_period", v.anderson_period.is_some()),
                     ("plain_fallback_period", v.plain_fallback_period.is_some()),
+                    ("cold_restart", v.cold_restart.is_some()),
                     ("error_evaluation", v.error_evaluation.is_some()),
                     ("threads", v.threads.is_some()),
                 ];
@@ -1144,6 +1152,7 @@ fn solver_section(o: &SceneOptions) -> Option<SolverSection> {
         anderson_memory: Some(n.anderson_memory),
         anderson_period: Some(n.anderson_period),
         plain_fallback_period: Some(n.plain_fallback_period),
+        cold_restart: Some(n.cold_restart),
         error_evaluation: Some(
             match n.error_evaluation {
                 NsgsErrorEvaluation::Full => "full",

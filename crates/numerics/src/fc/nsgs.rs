@@ -174,6 +174,11 @@ pub struct NsgsOptions {
     /// behaviour). The check costs one evaluation of `W r + q` per period and is skipped once
     /// the sweeps are plain (`ω = 1` without acceleration).
     pub plain_fallback_period: usize,
+    /// With [`NsgsOptions::plain_fallback_period`]: when the plain sweeps' full error has grown
+    /// too, start once more from zero reactions with the options' sweeps (default: false). A
+    /// warm start far from every solution of a nearly singular problem (a settling heap) can
+    /// trap the iterates in a slow cycle that a start from zero avoids.
+    pub cold_restart: bool,
 }
 
 impl Default for NsgsOptions {
@@ -195,6 +200,7 @@ impl Default for NsgsOptions {
             anderson_memory: 0,
             anderson_period: 1,
             plain_fallback_period: 0,
+            cold_restart: false,
         }
     }
 }
@@ -203,6 +209,12 @@ impl NsgsOptions {
     /// Sets [`NsgsOptions::plain_fallback_period`].
     pub fn with_plain_fallback_period(mut self, period: usize) -> Self {
         self.plain_fallback_period = period;
+        self
+    }
+
+    /// Sets [`NsgsOptions::cold_restart`].
+    pub fn with_cold_restart(mut self, cold_restart: bool) -> Self {
+        self.cold_restart = cold_restart;
         self
     }
 

@@ -476,7 +476,8 @@ pub(crate) fn iterate<O: ContactOperator>(
     let mut sums = FirstPassSums::default();
     // The relaxation in use: `k.omega` until the plain fallback switches to 1.
     let mut k = *k;
-    let mut fallback = FallbackCheck::new(o.plain_fallback_period, k.omega, accelerate);
+    let omega = k.omega;
+    let mut fallback = FallbackCheck::new(o.plain_fallback_period, k.omega, accelerate, o.cold_restart);
     for it in 1..=max_it {
         let period = Period::of_sweep(it, o.anderson_period);
         // The halves schedule forms the first pass of an extrapolation part by part during
@@ -516,9 +517,29 @@ pub(crate) fn iterate<O: ContactOperator>(
         if let Some(report) = stopping.check(it, increment, norm_r, &mut || full_error(r)) {
             return report;
         }
-        if fallback.due(it) && fallback.error_grew(full_error(r)) {
-            k.omega = 1.0;
-            accelerate = false;
+        if fallback.due(it) {
+            match fallback.after(full_error(r)) {
+                Fallback::None => {}
+                Fallback::Plain => {
+                    k.omega = 1.0;
+                    accelerate = false;
+                }
+                Fallback::ColdRestart => {
+                    r.fill(0.0);
+                    match schedule {
+                        Schedule::Halves(layout) => halves_refresh(op, layout, exec, r, w),
+                        _ => op.refresh_state(r, w),
+                    }
+                    k.omega = omega;
+                    accelerate = o.anderson_memory > 0;
+                    if accelerate {
+                        anderson.reset(o.anderson_memory, r.len());
+                    }
+                    fallback.plain = omega.to_bits() == 1f64.to_bits() && !accelerate;
+                    stopping = StoppingTest::new(o, tolerance);
+                    continue;
+                }
+            }
         }
         if accelerate && period.ends() && it < max_it {
             // The extrapolation moved every reaction: the state follows from `r`.
@@ -538,32 +559,116 @@ pub(crate) fn iterate<O: ContactOperator>(
     SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
 }
 
-/// The check of [`NsgsOptions::plain_fallback_period`]: every `period` sweeps while the sweeps
-/// are over-relaxed or accelerated, compares the full error with the previous check's.
+/// What the check of [`NsgsOptions::plain_fallback_period`] asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fallback {
+    /// Go on as before.
+    None,
+    /// Go on with plain sweeps (`ω = 1`, no acceleration).
+    Plain,
+    /// Start again from zero reactions with the options' sweeps
+    /// ([`NsgsOptions::cold_restart`]).
+    ColdRestart,
+}
+
+/// The check of [`NsgsOptions::plain_fallback_period`]: every `period` sweeps, compares the
+/// full error with the previous check's; when it has grown, the over-relaxed or accelerated
+/// sweeps give way to plain ones and, with [`NsgsOptions::cold_restart`], plain sweeps whose
+/// error grows give way once to a start from zero reactions.
 struct FallbackCheck {
     period: usize,
     /// The error at the previous check (`+∞` before the first).
     last: f64,
-    /// Whether the sweeps are already plain (`ω = 1`, no acceleration) or the check is off.
-    done: bool,
+    /// Whether the sweeps are plain (`ω = 1` without acceleration).
+    plain: bool,
+    /// Whether a cold restart is still allowed.
+    restart: bool,
+    /// The smallest error of the plain sweeps' checks and how many checks since it.
+    best: f64,
+    since_best: usize,
 }
 
 impl FallbackCheck {
-    fn new(period: usize, omega: f64, accelerate: bool) -> Self {
-        Self { period, last: f64::INFINITY, done: period == 0 || (omega.to_bits() == 1f64.to_bits() && !accelerate) }
+    /// Checks without a new smallest error after which plain sweeps restart cold.
+    const PATIENCE: usize = 2;
+
+    fn new(period: usize, omega: f64, accelerate: bool, restart: bool) -> Self {
+        let plain = omega.to_bits() == 1f64.to_bits() && !accelerate;
+        Self { period, last: f64::INFINITY, plain, restart, best: f64::INFINITY, since_best: 0 }
     }
 
     /// Whether sweep `it` ends a period of a check still in force.
     fn due(&self, it: usize) -> bool {
-        !self.done && it.is_multiple_of(self.period)
+        self.period > 0 && (!self.plain || self.restart) && it.is_multiple_of(self.period)
     }
 
-    /// Records the full error `error` of this check; true (and the check ends) when it is
-    /// larger than the previous one.
-    fn error_grew(&mut self, error: f64) -> bool {
+    /// Records the full error `error` of this check and says what to do: plain sweeps once
+    /// the error has grown, a cold restart once the plain sweeps have not improved on their
+    /// smallest error for [`FallbackCheck::PATIENCE`] checks.
+    fn after(&mut self, error: f64) -> Fallback {
         let grew = error > self.last;
         self.last = error;
-        self.done = grew;
-        grew
+        if !self.plain {
+            if grew {
+                self.plain = true;
+                self.best = error;
+                self.since_best = 0;
+                return Fallback::Plain;
+            }
+            return Fallback::None;
+        }
+        if error < self.best {
+            self.best = error;
+            self.since_best = 0;
+            return Fallback::None;
+        }
+        self.since_best += 1;
+        if self.since_best < Self::PATIENCE {
+            return Fallback::None;
+        }
+        self.restart = false;
+        self.last = f64::INFINITY;
+        Fallback::ColdRestart
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Fallback, FallbackCheck};
+
+    #[test]
+    fn the_fallback_goes_plain_then_restarts_once_then_stays_plain() {
+        let mut check = FallbackCheck::new(10, 1.5, true, true);
+        assert!(!check.due(9) && check.due(10));
+        assert_eq!(check.after(1e-2), Fallback::None);
+        assert_eq!(check.after(5e-3), Fallback::None);
+        assert_eq!(check.after(6e-3), Fallback::Plain);
+        // Plain sweeps are still checked while a restart is allowed: a new smallest error
+        // resets the patience, a growth alone does not restart.
+        assert!(check.due(40));
+        assert_eq!(check.after(4e-3), Fallback::None);
+        assert_eq!(check.after(4.5e-3), Fallback::None);
+        assert_eq!(check.after(3e-3), Fallback::None);
+        assert_eq!(check.after(3.5e-3), Fallback::None);
+        assert_eq!(check.after(3.2e-3), Fallback::ColdRestart);
+        // After the restart the caller's sweeps are accelerated again: the first check
+        // compares with nothing, then a growth goes plain for good.
+        check.plain = false;
+        assert!(check.due(100));
+        assert_eq!(check.after(1.0), Fallback::None);
+        assert_eq!(check.after(2.0), Fallback::Plain);
+        assert!(!check.due(120), "no check once plain without a restart left");
+    }
+
+    #[test]
+    fn without_cold_restart_plain_sweeps_are_not_checked() {
+        let mut check = FallbackCheck::new(10, 1.5, true, false);
+        assert_eq!(check.after(1.0), Fallback::None);
+        assert_eq!(check.after(2.0), Fallback::Plain);
+        assert!(!check.due(30));
+        // Plain from the start (ω = 1, no acceleration) and no restart: never checked.
+        assert!(!FallbackCheck::new(10, 1.0, false, false).due(10));
+        // A period of 0 never checks.
+        assert!(!FallbackCheck::new(0, 1.5, true, true).due(0));
     }
 }

@@ -355,3 +355,23 @@ fn rows_pushed_then_attached_match_contacts_pushed_one_by_one() {
     d.set_contacts(&contacts).expect("valid contacts");
     assert_eq!(d.rows(), reference.rows());
 }
+
+#[test]
+fn the_cold_restart_leaves_a_converging_solve_unchanged() {
+    // The restart comes only after plain sweeps whose error grew: a solve that converges under
+    // the accelerated sweeps gives the same reactions bit for bit with or without it.
+    let p = lattice(6, 0.3, 2, false);
+    let options = NsgsOptions::default()
+        .with_tolerance(1e-8)
+        .with_max_iterations(5000)
+        .with_relaxation(1.5)
+        .with_anderson_memory(3)
+        .with_anderson_period(2)
+        .with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal)
+        .with_plain_fallback_period(25);
+    let (report1, r1) = solve_factored(&p, options.clone());
+    let (report2, r2) = solve_factored(&p, options.with_cold_restart(true));
+    assert_eq!(report1.status, SolverStatus::Converged);
+    assert_eq!(report1.iterations, report2.iterations);
+    assert!(r1.iter().zip(&r2).all(|(a, b)| a.to_bits() == b.to_bits()));
+}
