@@ -1594,9 +1594,9 @@ impl Scene {
             self.qs.push(copy);
             let rotation = Quaternion::new(q[3], q[4], q[5], q[6]).to_rotation_matrix();
             let pose = Pose { position: [q[0], q[1], q[2]], rotation };
-            self.aabbs.push(b.shape.aabb(&pose).ok_or(KernelError::InvalidModel(
-                "a scene body must have a finite shape (half-spaces are static)".into(),
-            ))?);
+            self.aabbs.push(b.shape.aabb(&pose).ok_or_else(|| {
+                KernelError::InvalidModel("a scene body must have a finite shape (half-spaces are static)".into())
+            })?);
             self.poses.push(pose);
         }
         for s in &self.finite_statics {

@@ -403,7 +403,7 @@ impl Nsds {
     pub fn remove_interaction(&mut self, id: InteractionId) -> Result<Interaction, KernelError> {
         self.interaction(id)?;
         let interaction =
-            self.interaction_graph.remove_node(id.0).ok_or(KernelError::UnknownInteraction(id.index()))?;
+            self.interaction_graph.remove_node(id.0).ok_or_else(|| KernelError::UnknownInteraction(id.index()))?;
         self.generations[id.index()] += 1;
         self.ds_graph.remove_edge(interaction.ds_edge);
         if interaction.active {
@@ -421,7 +421,7 @@ impl Nsds {
         if id.1 != self.model {
             return Err(KernelError::UnknownDs(id.index()));
         }
-        let node = self.ds_graph.node_weight(id.0).ok_or(KernelError::UnknownDs(id.index()))?;
+        let node = self.ds_graph.node_weight(id.0).ok_or_else(|| KernelError::UnknownDs(id.index()))?;
         node.second().ok_or_else(|| KernelError::InvalidModel(format!("system {} is of first order", id.index())))
     }
 
@@ -433,7 +433,7 @@ impl Nsds {
         if id.1 != self.model {
             return Err(KernelError::UnknownDs(id.index()));
         }
-        let node = self.ds_graph.node_weight_mut(id.0).ok_or(KernelError::UnknownDs(id.index()))?;
+        let node = self.ds_graph.node_weight_mut(id.0).ok_or_else(|| KernelError::UnknownDs(id.index()))?;
         match node {
             DynamicalSystem::SecondOrder(d) => Ok(&mut **d),
             DynamicalSystem::FirstOrder(_) => {
@@ -450,7 +450,7 @@ impl Nsds {
         if id.1 != self.model {
             return Err(KernelError::UnknownDs(id.index()));
         }
-        let node = self.ds_graph.node_weight(id.0).ok_or(KernelError::UnknownDs(id.index()))?;
+        let node = self.ds_graph.node_weight(id.0).ok_or_else(|| KernelError::UnknownDs(id.index()))?;
         node.first().ok_or_else(|| KernelError::InvalidModel(format!("system {} is of second order", id.index())))
     }
 
@@ -462,7 +462,7 @@ impl Nsds {
         if id.1 != self.model {
             return Err(KernelError::UnknownDs(id.index()));
         }
-        let node = self.ds_graph.node_weight_mut(id.0).ok_or(KernelError::UnknownDs(id.index()))?;
+        let node = self.ds_graph.node_weight_mut(id.0).ok_or_else(|| KernelError::UnknownDs(id.index()))?;
         match node {
             DynamicalSystem::FirstOrder(d) => Ok(&mut **d),
             DynamicalSystem::SecondOrder(_) => {
@@ -479,7 +479,7 @@ impl Nsds {
         if id.1 != self.model || self.generations.get(id.index()) != Some(&id.2) {
             return Err(KernelError::UnknownInteraction(id.index()));
         }
-        self.interaction_graph.node_weight(id.0).ok_or(KernelError::UnknownInteraction(id.index()))
+        self.interaction_graph.node_weight(id.0).ok_or_else(|| KernelError::UnknownInteraction(id.index()))
     }
 
     /// Handles of all dynamical systems, in increasing index order.

@@ -25,6 +25,9 @@ pub(crate) const RESTART_GROWTH: f64 = 1.5;
 /// near the usual tolerances while plain sweeps converge).
 pub(crate) const STALL_SWEEPS: usize = 50;
 
+/// Contacts per block of [`Anderson::extrapolate_visiting`]'s second pass.
+pub(crate) const SECOND_PASS_BLOCK: usize = 64;
+
 /// Tikhonov term of the normal equations, relative to the trace of `ΔFᵀΔF`.
 const REGULARIZATION: f64 = 1e-10;
 
@@ -122,17 +125,49 @@ impl Anderson {
     ///
     /// Once `‖f‖` has not halved for [`STALL_SWEEPS`] sweeps, the acceleration is off for the
     /// rest of the solve (the sweeps go on unaccelerated from the current iterate).
+    #[cfg(test)]
     pub(crate) fn extrapolate(&mut self, r: &mut [f64], mu: &[f64]) {
-        let Some(plan) = self.plan() else { return };
-        let sums = {
-            let Self { f, f_previous, g_previous, df, dg, .. } = self;
-            first_pass(plan, r, f, f_previous, g_previous, df, dg)
+        self.extrapolate_visiting(r, mu, None, |_, _| {});
+    }
+
+    /// [`Anderson::extrapolate`] with the second pass run block after block of
+    /// [`SECOND_PASS_BLOCK`] contacts, calling `visit(contacts, x)` on each block of the
+    /// extrapolated iterate once written (in contact order; `x` the block's entries), so that
+    /// a caller can form what depends on `x` while the block is in cache. `swept` gives the plan and sums of a
+    /// first pass already done during the sweep ([`Anderson::record_block`]); without it the first
+    /// pass runs here. Returns whether `r` holds an extrapolated iterate (every contact
+    /// visited); `false` leaves `r = g_k` (no extrapolation, or a rejected one whose visits
+    /// the caller discards).
+    pub(crate) fn extrapolate_visiting(
+        &mut self,
+        r: &mut [f64],
+        mu: &[f64],
+        swept: Option<(PassPlan, &FirstPassSums)>,
+        mut visit: impl FnMut(std::ops::Range<usize>, &[f64]),
+    ) -> bool {
+        let (plan, sums) = match swept {
+            Some((plan, sums)) => (plan, *sums),
+            None => {
+                let Some(plan) = self.plan() else { return false };
+                let Self { f, f_previous, g_previous, df, dg, .. } = self;
+                (plan, first_pass(plan, r, f, f_previous, g_previous, df, dg))
+            }
         };
-        let Some(step) = self.decide(plan, &sums) else { return };
-        if !second_pass(step, r, mu, &self.dg) {
+        let Some(step) = self.decide(plan, &sums) else { return false };
+        let mut finite = true;
+        let memory = self.memory;
+        for start in (0..mu.len()).step_by(SECOND_PASS_BLOCK) {
+            let end = (start + SECOND_PASS_BLOCK).min(mu.len());
+            let x = &mut r[3 * start..3 * end];
+            finite &= second_pass(step, x, &mu[start..end], &self.dg[3 * memory * start..3 * memory * end]);
+            visit(start..end, x);
+        }
+        if !finite {
             r.copy_from_slice(&self.g_previous);
             self.restart();
+            return false;
         }
+        true
     }
 
     /// What the next first pass does (`None` when the acceleration is off).
@@ -228,6 +263,41 @@ impl Anderson {
         period.sum_increments(f, period_sum);
     }
 
+    /// Where a sweep in the natural order writes its increments for [`Anderson::record_block`]:
+    /// into the period's running sum on the first sweep of a period of several sweeps (where
+    /// [`Period::sum_increments`] would copy them), into `f` otherwise.
+    pub(crate) fn increments(&mut self, period: Period) -> &mut [f64] {
+        let Buffers { f, period_sum, .. } = self.buffers();
+        if period.starts_sum() { period_sum } else { f }
+    }
+
+    /// The Anderson work of a sweep in the natural order on the entries `entries` (whole
+    /// contacts) just swept, its increments written where [`Anderson::increments`] says,
+    /// while they are in cache: [`Period::sum_increments`] on them and,
+    /// with a plan, the first pass on them, its sums continuing `sums` (the entries in order,
+    /// so the sums of one pass over every entry). `g` is the sweep's output.
+    pub(crate) fn record_block(
+        &mut self,
+        period: Period,
+        plan: Option<PassPlan>,
+        entries: std::ops::Range<usize>,
+        g: &[f64],
+        sums: &mut FirstPassSums,
+    ) {
+        let memory = self.memory;
+        let Buffers { f, f_previous, g_previous, df, dg, period_sum } = self.buffers();
+        let (f, period_sum) = (&mut f[entries.clone()], &mut period_sum[entries.clone()]);
+        if !period.starts_sum() {
+            period.sum_increments(f, period_sum);
+        }
+        if let Some(plan) = plan {
+            let history = memory * entries.start..memory * entries.end;
+            let (df, dg) = (&mut df[history.clone()], &mut dg[history]);
+            let (f_previous, g_previous) = (&mut f_previous[entries.clone()], &mut g_previous[entries.clone()]);
+            first_pass_continued(plan, &g[entries], f, f_previous, g_previous, df, dg, sums);
+        }
+    }
+
     /// The history `Δg` (entry-major, [`PassPlan::memory`] slots per entry).
     pub(crate) fn dg(&self) -> &[f64] {
         &self.dg
@@ -285,6 +355,11 @@ impl Period {
     pub(crate) fn of_sweep(it: usize, length: usize) -> Self {
         let length = length.max(1);
         Self { phase: (it - 1) % length, length }
+    }
+
+    /// Whether the sweep starts the running sum of a period of several sweeps.
+    pub(crate) fn starts_sum(self) -> bool {
+        self.length > 1 && self.phase == 0
     }
 
     /// Whether the sweep ends its period (an extrapolation follows it).
@@ -364,20 +439,36 @@ pub(crate) fn first_pass(
     df: &mut [f64],
     dg: &mut [f64],
 ) -> FirstPassSums {
-    let mut pass = FirstPass { r: g, f, f_previous, g_previous, df, dg, memory: plan.memory, slot: plan.slot };
     let mut sums = FirstPassSums::default();
+    first_pass_continued(plan, g, f, f_previous, g_previous, df, dg, &mut sums);
+    sums
+}
+
+/// [`first_pass`] whose sums continue `sums` (those of the entries before these, in order):
+/// from zero sums, the sums of [`first_pass`].
+#[allow(clippy::too_many_arguments)]
+fn first_pass_continued(
+    plan: PassPlan,
+    g: &[f64],
+    f: &[f64],
+    f_previous: &mut [f64],
+    g_previous: &mut [f64],
+    df: &mut [f64],
+    dg: &mut [f64],
+    sums: &mut FirstPassSums,
+) {
+    let mut pass = FirstPass { r: g, f, f_previous, g_previous, df, dg, memory: plan.memory, slot: plan.slot };
     // The history length as a constant, so that the accumulators stay in registers.
     macro_rules! run {
         ($($k:literal)*) => {
             match plan.new_len {
-                $($k => pass.run::<$k>(&mut sums.row, &mut sums.b),)*
+                $($k => pass.run::<$k>(&mut sums.row, &mut sums.b, &mut sums.norm2),)*
                 // `new_len ≤ memory ≤ MAX_MEMORY = 8` (validated options).
                 _ => unreachable!("history longer than MAX_MEMORY"),
             }
         };
     }
-    sums.norm2 = run!(0 1 2 3 4 5 6 7 8);
-    sums
+    run!(0 1 2 3 4 5 6 7 8);
 }
 
 /// The second pass on a range of whole contacts (`r` holds `g` on entry, `x` on return; `mu`
@@ -436,12 +527,15 @@ struct FirstPass<'a> {
 }
 
 impl FirstPass<'_> {
-    /// The pass with `k = K` slots (a constant, for small histories); returns `‖f‖²`.
+    /// The pass with `k = K` slots (a constant, for small histories), its sums (the new row,
+    /// `ΔFᵀ f` and `‖f‖²`) continuing `row`, `b` and `norm2`.
     #[inline(always)]
-    fn run<const K: usize>(&mut self, row: &mut [f64; MAX_MEMORY], b: &mut [f64; MAX_MEMORY]) -> f64 {
+    fn run<const K: usize>(&mut self, row: &mut [f64; MAX_MEMORY], b: &mut [f64; MAX_MEMORY], norm2: &mut f64) {
         let mut acc_row = [0.0; K];
         let mut acc_b = [0.0; K];
-        let mut norm2 = 0.0;
+        acc_row.copy_from_slice(&row[..K]);
+        acc_b.copy_from_slice(&b[..K]);
+        let mut norm2_acc = *norm2;
         let memory = self.memory;
         let entries = self
             .r
@@ -450,7 +544,7 @@ impl FirstPass<'_> {
             .zip(self.f_previous.iter_mut().zip(self.g_previous.iter_mut()))
             .zip(self.df.chunks_exact_mut(memory).zip(self.dg.chunks_exact_mut(memory)));
         for (((&g, &f), (f_prev, g_prev)), (df, dg)) in entries {
-            norm2 += f * f;
+            norm2_acc += f * f;
             // Read the row before writing slot `s` into it (a wide load right after a narrow
             // store to the same bytes stalls store forwarding).
             let mut row_i = [0.0; K];
@@ -474,7 +568,7 @@ impl FirstPass<'_> {
         }
         row[..K].copy_from_slice(&acc_row);
         b[..K].copy_from_slice(&acc_b);
-        norm2
+        *norm2 = norm2_acc;
     }
 }
 

@@ -522,6 +522,11 @@ impl FactoredFc3dProblem {
 
     fn error_with(&self, r: &[f64], u: &mut [f64], w: &mut Vec<f64>) -> f64 {
         self.velocity(r, u, w);
+        self.error_of(r, u)
+    }
+
+    /// The error of `r` whose `u = W r + q` is `u`.
+    fn error_of(&self, r: &[f64], u: &[f64]) -> f64 {
         let mut sum = 0.0;
         for ((rc, uc), &mu) in r.chunks_exact(3).zip(u.chunks_exact(3)).zip(&self.mu) {
             sum += contact_error_squared(&[rc[0], rc[1], rc[2]], &[uc[0], uc[1], uc[2]], mu);
@@ -565,6 +570,9 @@ pub struct FactoredNsgsSolver {
     threads: SolverThreads,
     rigid: Vec<Rigid>,
     minv: Vec<[f64; 6]>,
+    /// Whether the last sweeps ran the rigid-body fast path (`rigid` and `minv` are then
+    /// those of the problem they solved).
+    rigid_ran: bool,
     /// The halves schedule's renumbered copy of the problem and its workspaces, kept from one
     /// solve to the next (no allocation in steady state).
     halves: HalvesBuffers,
@@ -806,6 +814,7 @@ impl ContactOperator for RigidContext<'_> {
     }
 
     /// As [`FactoredDelassus::add_reactions`] (the same sums) with fixed sizes.
+    #[inline(always)]
     fn add_reactions(&self, contacts: std::ops::Range<usize>, first: usize, r: &[f64], p: &mut [f64], p_base: usize) {
         for c in contacts {
             let k = &self.contacts[c];
@@ -828,6 +837,35 @@ impl ContactOperator for RigidContext<'_> {
         for (wb, m) in w.chunks_exact_mut(6).zip(self.minv) {
             for (x, d) in wb.iter_mut().zip(m) {
                 *x *= d;
+            }
+        }
+    }
+}
+
+impl RigidContext<'_> {
+    /// `u = W r + q` through the body velocities `w = M⁻¹ Hᵀ r` (6 per body):
+    /// [`FactoredFc3dProblem`]'s velocity with fixed sizes, the same sums in the same order
+    /// ([`FactoredDelassus::body_velocities`], then [`FactoredDelassus::add_contact_velocities`],
+    /// whose products are summed from `−0` as `Iterator::sum` does).
+    fn velocity(&self, r: &[f64], u: &mut [f64], w: &mut [f64]) {
+        w.fill(0.0);
+        self.add_reactions(0..self.contacts.len(), 0, r, w, 0);
+        self.apply_inverses(w);
+        u.copy_from_slice(self.q);
+        for (k, uc) in self.contacts.iter().zip(u.chunks_exact_mut(3)) {
+            for (side, &b) in k.bodies.iter().enumerate() {
+                if b == NO_RIGID {
+                    continue;
+                }
+                let s = 6 * b as usize;
+                let wb = &w[s..s + 6];
+                for (ui, row) in uc.iter_mut().zip(&k.h) {
+                    let mut acc = -0.0;
+                    for (a, x) in row[6 * side..6 * side + 6].iter().zip(wb) {
+                        acc += a * x;
+                    }
+                    *ui += acc;
+                }
             }
         }
     }
@@ -856,6 +894,7 @@ impl FactoredNsgsSolver {
             threads: SolverThreads::default(),
             rigid: Vec::new(),
             minv: Vec::new(),
+            rigid_ran: false,
             halves: HalvesBuffers::default(),
         })
     }
@@ -898,7 +937,12 @@ impl FactoredNsgsSolver {
             return report?;
         }
         let report = self.run(problem, r, self.options.tolerance, None, &mut Executor::sequential())?;
-        let residual = problem.error_with(r, u, &mut self.w);
+        let residual = if self.rigid_ran {
+            RigidContext { contacts: &self.rigid, minv: &self.minv, q: &problem.q }.velocity(r, u, &mut self.w);
+            problem.error_of(r, u)
+        } else {
+            problem.error_with(r, u, &mut self.w)
+        };
         Ok(SolverReport::new(report.status, report.iterations, residual))
     }
 
@@ -1021,6 +1065,7 @@ impl FactoredNsgsSolver {
     ) -> Result<SolverReport, NumericsError> {
         let d = &problem.delassus;
         let nc = problem.number_of_contacts();
+        self.rigid_ran = false;
         let rigid = (0..d.number_of_bodies()).all(|b| d.diagonal[b] && d.body_size(b) == 6)
             && u32::try_from(d.number_of_bodies()).is_ok_and(|n| n < NO_RIGID);
         self.diag.clear();
@@ -1056,10 +1101,14 @@ impl FactoredNsgsSolver {
         self.w.resize(d.velocity_size(), 0.0);
         let mut scratch = vec![0.0; 3 * nc];
         let mut error_w = Vec::new();
-        let mut full_error = |r: &[f64]| problem.error_with(r, &mut scratch, &mut error_w);
-        let context = Context { delassus: d, q: &problem.q };
+        self.rigid_ran = rigid;
         let report = if rigid {
             let fast = RigidContext { contacts: &self.rigid, minv: &self.minv, q: &problem.q };
+            error_w.resize(d.velocity_size(), 0.0);
+            let mut full_error = |r: &[f64]| {
+                fast.velocity(r, &mut scratch, &mut error_w);
+                problem.error_of(r, &scratch)
+            };
             sweep::iterate(
                 &fast,
                 &contacts,
@@ -1073,6 +1122,8 @@ impl FactoredNsgsSolver {
                 &mut full_error,
             )
         } else {
+            let mut full_error = |r: &[f64]| problem.error_with(r, &mut scratch, &mut error_w);
+            let context = Context { delassus: d, q: &problem.q };
             sweep::iterate(
                 &context,
                 &contacts,

@@ -161,8 +161,20 @@ fn sweep_part<O: ContactOperator>(
     order: impl IntoIterator<Item = usize>,
     part: Part<'_>,
 ) -> Option<Swept> {
+    sweep_part_from(op, k, order, part, Swept::ZERO)
+}
+
+/// [`sweep_part`] whose sums continue `swept` (those of the contacts swept before these): a
+/// sweep done in consecutive pieces sums as one.
+#[inline(always)]
+fn sweep_part_from<O: ContactOperator>(
+    op: &O,
+    k: &Contacts<'_>,
+    order: impl IntoIterator<Item = usize>,
+    part: Part<'_>,
+    mut swept: Swept,
+) -> Option<Swept> {
     let Part { own, first, shared, shared_first, delta, w, w_base } = part;
-    let mut swept = Swept::ZERO;
     for c in order {
         let l = 3 * (c - first);
         let old = [own[l], own[l + 1], own[l + 2]];
@@ -242,6 +254,11 @@ fn coloured_sweep<O: ContactOperator>(
     }
     Some(swept)
 }
+
+/// Contacts per block of a sweep in the natural order with Anderson acceleration, after which
+/// the block's share of the extrapolation's first pass runs (the block's vectors, about 10 kB
+/// with a history of 3, are still in the first-level cache).
+const HISTORY_BLOCK: usize = 64;
 
 /// The layout of a problem renumbered for [`NsgsSchedule::Halves`](super::nsgs::NsgsSchedule::Halves):
 /// contacts `0..na` (`A`), `na..na + nb` (`B`), the rest (`S`), where no contact of `A` is
@@ -438,6 +455,33 @@ fn halves_refresh<O: ContactOperator>(op: &O, layout: Halves, exec: &mut Executo
     op.apply_inverses(w);
 }
 
+/// The Anderson extrapolation of `r` (with the first pass `swept` done during the sweep, or
+/// here without it) and the state that follows, [`ContactOperator::refresh_state`] of the new
+/// `r`: the reactions are added to `w` block by block as the second pass writes them (in
+/// contact order, so the sums of the refresh), then [`ContactOperator::apply_inverses`]. When
+/// `r` was not extrapolated (or the extrapolation was rejected), the state is refreshed from
+/// `r` as before.
+fn extrapolate_and_refresh<O: ContactOperator>(
+    op: &O,
+    anderson: &mut Anderson,
+    swept: Option<&(PassPlan, FirstPassSums)>,
+    r: &mut [f64],
+    mu: &[f64],
+    w: &mut [f64],
+) {
+    w.fill(0.0);
+    let swept = swept.map(|(plan, sums)| (*plan, sums));
+    let moved = anderson.extrapolate_visiting(r, mu, swept, |contacts, x| {
+        let first = contacts.start;
+        op.add_reactions(contacts, first, x, w, 0);
+    });
+    if moved {
+        op.apply_inverses(w);
+    } else {
+        op.refresh_state(r, w);
+    }
+}
+
 /// The NSGS iteration on the contacts of `k` with the operator `op`, from the reactions `r`
 /// (the warm start; the sweeps' output on return), with the state `w` (sized by the caller):
 /// sweeps in the order of `schedule` ([`Schedule::Colours`] reads its classes from
@@ -483,6 +527,10 @@ pub(crate) fn iterate<O: ContactOperator>(
         // The halves schedule forms the first pass of an extrapolation part by part during
         // the sweep.
         let plan = if accelerate && period.ends() { anderson.plan() } else { None };
+        // Whether the sweep kept the Anderson history itself (the natural order), and the plan
+        // and sums of the first pass it did then.
+        let mut recorded = false;
+        let mut swept_pass = None;
         let swept = match schedule {
             Schedule::Halves(layout) => {
                 let history = accelerate.then_some((&mut *anderson, period, plan));
@@ -498,6 +546,25 @@ pub(crate) fn iterate<O: ContactOperator>(
                 let delta: &mut [f64] = if accelerate { &mut anderson.f } else { &mut [] };
                 coloured_sweep(op, &k, order, classes, min_parallel, updates, r, delta, w)
             }
+            Schedule::Natural if accelerate && !o.shuffle => {
+                // The contacts in order, block after block: the period's sums and the first
+                // pass follow each block while it is in cache.
+                let mut swept = Some(Swept::ZERO);
+                let mut sums = FirstPassSums::default();
+                for start in (0..nc).step_by(HISTORY_BLOCK) {
+                    let Some(so_far) = swept else { break };
+                    let end = (start + HISTORY_BLOCK).min(nc);
+                    let delta = anderson.increments(period);
+                    let part = Part { own: r, first: 0, shared: &[], shared_first: 0, delta, w: &mut *w, w_base: 0 };
+                    swept = sweep_part_from(op, &k, start..end, part, so_far);
+                    if swept.is_some() {
+                        anderson.record_block(period, plan, 3 * start..3 * end, r, &mut sums);
+                    }
+                }
+                recorded = true;
+                swept_pass = plan.map(|plan| (plan, sums));
+                swept
+            }
             Schedule::Natural => {
                 if o.shuffle {
                     order.shuffle(&mut rng);
@@ -510,7 +577,7 @@ pub(crate) fn iterate<O: ContactOperator>(
         let Some(Swept { increment, squares }) = swept else {
             return SolverReport::new(SolverStatus::NumericalBreakdown, it, full_error(r));
         };
-        if accelerate && !matches!(schedule, Schedule::Halves(_)) {
+        if accelerate && !recorded && !matches!(schedule, Schedule::Halves(_)) {
             anderson.sum_period_increments(period);
         }
         let norm_r = &mut || if O::SWEEP_SUMS_SQUARES { squares.sqrt() } else { norm2(r) };
@@ -548,10 +615,7 @@ pub(crate) fn iterate<O: ContactOperator>(
                     halves_extrapolate(layout, exec, r, k.mu, anderson, plan, &sums);
                     halves_refresh(op, layout, exec, r, w);
                 }
-                _ => {
-                    anderson.extrapolate(r, k.mu);
-                    op.refresh_state(r, w);
-                }
+                _ => extrapolate_and_refresh(op, anderson, swept_pass.as_ref(), r, k.mu, w),
             }
             accelerate = !anderson.is_disabled();
         }
