@@ -21,6 +21,19 @@
 //! `q = G M⁻¹ F + Ġ v + ∂²h/∂t² + 2 ∂G/∂t · v` (the last two from
 //! `LagrangianRelation::time_second_derivative`, required for a relation with `∂h/∂t`), and the
 //! double condition tests the same `ÿ`.
+//!
+//! Systems with `T(q) ≠ I` (Newton–Euler bodies): the integrated state holds `q` (7 per body)
+//! and `v` (6, the twist), with `q̇ = T(q) v` ([`crate::model::SecondOrderDs::position_rate`]);
+//! the unit quaternion is brought back to the unit sphere
+//! ([`crate::model::SecondOrderDs::normalize_position`]) after each integration segment (the
+//! integrator then restarts from the normalized state) and at each event. `G` is the relations'
+//! Jacobian in twist coordinates (`ẏ = G v`), as in the time-stepping schemes, so every problem
+//! above reads the same with `M` the body's `diag(m I₃, I)`.
+//!
+//! Newton impact laws with Coulomb friction (2D or 3D, one model holds one kind of law): the
+//! impact problem is the frictional contact problem at velocity level and the acceleration
+//! problem a mode-dependent mixed problem, with friction root functions; see the `friction`
+//! submodule's documentation (in the source) for the problems solved.
 
 // Index loops mirror the formulas (several arrays indexed together).
 #![allow(clippy::needless_range_loop)]
@@ -36,8 +49,13 @@ use super::ode::{LsodarIntegrator, OdeIntegrator, OdeOptions, OdeStop};
 use super::osns::{BlockAssembly, MatrixStorage};
 use super::time_stepping::TimeDiscretisation;
 use crate::linalg::DenseLu;
-use crate::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
+use crate::model::{DsId, InteractionId, Nsds};
 use crate::{KernelError, NonFiniteValue};
+use nonsmooth_numerics::fc::fc2d_lcp::Fc2dLemkeOptions;
+use nonsmooth_numerics::fc::nsgs::{NsgsLocalSolver, NsgsOptions};
+use nonsmooth_numerics::fc::{Fc2dMethod, Fc3dMethod};
+
+mod friction;
 
 /// A right-hand side `f(t, y, out)` of an ODE.
 pub type RhsFn<'a> = &'a mut dyn FnMut(f64, &[f64], &mut [f64]) -> Result<(), KernelError>;
@@ -159,6 +177,12 @@ pub struct EventDrivenOptions {
     /// The solver of the impact and acceleration LCPs (default: Lemke, tolerance 1e-6, as
     /// Siconos' `LCP()`).
     pub lcp: LcpMethod,
+    /// The solver of the impact problem with 2D Coulomb friction (default: Lemke on the LCP
+    /// reformulation, exact, tolerance 1e-12).
+    pub fc2d: Fc2dMethod,
+    /// The solver of the impact problem with 3D Coulomb friction (default: NSGS with the exact
+    /// one-contact quartic solver, tolerance 1e-12, at most 10 000 sweeps).
+    pub fc3d: Fc3dMethod,
 }
 
 impl Default for EventDrivenOptions {
@@ -166,6 +190,10 @@ impl Default for EventDrivenOptions {
         Self {
             tolerance: 1e4 * f64::EPSILON,
             lcp: LcpMethod::Lemke(LemkeOptions::default().with_tolerance(1e-6).with_max_iterations(10_000)),
+            fc2d: Fc2dMethod::Lemke(Fc2dLemkeOptions::default()).with_tolerance(1e-12),
+            fc3d: Fc3dMethod::Nsgs(NsgsOptions::default().with_local_solver(NsgsLocalSolver::Quartic))
+                .with_tolerance(1e-12)
+                .with_max_iterations(10_000),
         }
     }
 }
@@ -188,6 +216,8 @@ pub struct EventReport {
 #[derive(Debug, Default)]
 struct DsData {
     offset: usize,
+    /// Size of `q` (`n` unless `T(q) ≠ I`).
+    nq: usize,
     n: usize,
     lu: DenseLu,
     lu_ready: bool,
@@ -208,6 +238,8 @@ struct Smooth {
     lcp: Box<dyn LcpSolver + Send>,
     /// The blocks `G_α^j M_j⁻¹ (G_β^j)ᵀ` of the impact and acceleration problems.
     assembly: BlockAssembly,
+    /// The friction modes and solvers, for a model with Newton impact friction laws.
+    friction: Option<friction::Friction>,
 }
 
 /// Event-driven simulation (Siconos' `EventDriven`): `advance_to_event`, then
@@ -243,8 +275,10 @@ impl EventDriven {
     /// when a contact is closed there.
     ///
     /// # Errors
-    /// [`KernelError::InvalidModel`] for systems with `T(q) ≠ I`, first-order systems, or laws
-    /// other than Newton impact; option and user-function errors.
+    /// [`KernelError::Unsupported`] for first-order relations, laws other than Newton impact
+    /// and Newton impact friction, frictional and frictionless laws (or 2D and 3D friction)
+    /// in one model, and systems with `T(q) ≠ I` without
+    /// [`crate::model::SecondOrderDs::position_rate`]; option and user-function errors.
     pub fn new(
         mut nsds: Nsds,
         grid: TimeDiscretisation,
@@ -259,14 +293,17 @@ impl EventDriven {
         let ids: Vec<DsId> = (0..nsds.ds_bound()).filter_map(|i| nsds.ds_at(i)).collect();
         for id in ids {
             let ds = nsds.ds(id)?;
-            if ds.position_size() != ds.velocity_size() {
-                return Err(KernelError::InvalidModel(
-                    "the event-driven scheme integrates Lagrangian systems (q̇ = v)".into(),
-                ));
+            let (nq, n) = (ds.position_size(), ds.velocity_size());
+            let mut rate = vec![0.0; nq];
+            if !ds.position_rate(ds.state().q(), ds.state().v(), &mut rate) {
+                return Err(KernelError::Unsupported {
+                    scheme: "the event-driven scheme",
+                    what: format!("system {}: T(q) ≠ I without its position rate q̇ = T(q) v", id.index()),
+                });
             }
-            let n = ds.velocity_size();
             let data = DsData {
                 offset,
+                nq,
                 n,
                 constant_mass: ds.is_mass_constant(),
                 forces: vec![0.0; n],
@@ -275,17 +312,12 @@ impl EventDriven {
                 ..DsData::default()
             };
             systems.push((id, data));
-            offset += 2 * n;
+            offset += nq + n;
         }
-        for id in nsds.interaction_ids() {
-            let inter = nsds.interaction(id)?;
-            if inter.is_first_order() || !matches!(inter.law(), NonsmoothLaw::NewtonImpact { .. }) {
-                return Err(KernelError::InvalidModel(format!(
-                    "interaction {}: the event-driven scheme holds Newton impact laws of Lagrangian systems",
-                    id.index()
-                )));
-            }
-        }
+        let friction = match friction::check_model(&nsds)? {
+            Some(dimension) => Some(friction::Friction::new(dimension, &options, nsds.interaction_bound())?),
+            None => None,
+        };
         let t0 = grid.t0();
         let bound = nsds.interaction_bound();
         let ids: Vec<InteractionId> = nsds.interaction_ids().collect();
@@ -300,6 +332,7 @@ impl EventDriven {
             tolerance: options.tolerance,
             lcp: options.lcp.build()?,
             assembly: BlockAssembly::default(),
+            friction,
         };
         smooth.update_index_sets(t0)?;
         let mut events = EventsManager::new(grid);
@@ -370,8 +403,8 @@ impl EventDriven {
         let smooth = self.smooth.borrow();
         for (id, d) in &smooth.systems {
             let s = smooth.nsds.ds(*id).expect("a system of the model").state();
-            self.x[d.offset..d.offset + d.n].copy_from_slice(s.q());
-            self.x[d.offset + d.n..d.offset + 2 * d.n].copy_from_slice(s.v());
+            self.x[d.offset..d.offset + d.nq].copy_from_slice(s.q());
+            self.x[d.offset + d.nq..d.offset + d.nq + d.n].copy_from_slice(s.v());
         }
     }
 
@@ -432,19 +465,21 @@ impl EventDriven {
         if self.restart {
             self.integrator.restart(t_init, &self.x);
         }
-        let ng = self.smooth.borrow().nsds.interaction_bound();
+        let ng = self.smooth.borrow().root_count();
         let cell = &self.smooth;
         let mut f = |t: f64, x: &[f64], out: &mut [f64]| cell.borrow_mut().rhs(t, x, out);
         let mut g = |t: f64, x: &[f64], out: &mut [f64]| cell.borrow_mut().roots(t, x, out);
         let roots: RootFns<'_> = if ng > 0 { Some((ng, &mut g)) } else { None };
         let (t_out, stop) = self.integrator.advance(&mut f, roots, t_end, &mut self.x)?;
         let smooth = self.smooth.get_mut();
+        // Unit quaternions back on the sphere; a moved state restarts the integrator.
+        let normalized = smooth.normalize_positions(&mut self.x);
         smooth.write_state(&self.x);
         let root = matches!(stop, OdeStop::Root { .. });
         if root {
             self.events.schedule_nonsmooth(t_out)?;
         }
-        self.restart = root;
+        self.restart = root || normalized;
         let t_next = self.events.next_time().unwrap_or(t_out);
         smooth.update_outputs(t_next)?;
         if !root && smooth.i2.iter().any(|&b| b) {
@@ -476,6 +511,7 @@ impl EventDriven {
         let mut impact = false;
         if kind == EventKind::Nonsmooth {
             let smooth = self.smooth.get_mut();
+            smooth.normalize_system_positions();
             smooth.update_index_sets(t)?;
             let bound = smooth.i1.len();
             if (0..bound).any(|i| smooth.i1[i] && !smooth.i2[i]) {
@@ -524,9 +560,38 @@ impl Smooth {
     fn write_state(&mut self, x: &[f64]) {
         for (id, d) in &self.systems {
             let s = self.nsds.ds_mut(*id).expect("a system of the model").state_mut();
-            s.q.copy_from_slice(&x[d.offset..d.offset + d.n]);
-            s.v.copy_from_slice(&x[d.offset + d.n..d.offset + 2 * d.n]);
+            s.q.copy_from_slice(&x[d.offset..d.offset + d.nq]);
+            s.v.copy_from_slice(&x[d.offset + d.nq..d.offset + d.nq + d.n]);
         }
+    }
+
+    /// [`crate::model::SecondOrderDs::normalize_position`] of every system on the gathered
+    /// state `x`; whether any position moved.
+    fn normalize_positions(&mut self, x: &mut [f64]) -> bool {
+        let mut moved = false;
+        for (id, d) in &self.systems {
+            let ds = self.nsds.ds(*id).expect("a system of the model");
+            moved |= ds.normalize_position(&mut x[d.offset..d.offset + d.nq]);
+        }
+        moved
+    }
+
+    /// [`crate::model::SecondOrderDs::normalize_position`] of every system's own state.
+    fn normalize_system_positions(&mut self) {
+        for (id, _) in &self.systems {
+            let ds = self.nsds.ds_mut(*id).expect("a system of the model");
+            let mut q = ds.state().q().to_vec();
+            if ds.normalize_position(&mut q) {
+                ds.state_mut().q.copy_from_slice(&q);
+            }
+        }
+    }
+
+    /// Number of root functions: one per interaction slot, and a second one per slot (the
+    /// friction roots, after the first ones) for a model with friction.
+    fn root_count(&self) -> usize {
+        let bound = self.nsds.interaction_bound();
+        if self.friction.is_some() { 2 * bound } else { bound }
     }
 
     fn reset_multipliers(&mut self) {
@@ -645,6 +710,9 @@ impl Smooth {
 
     /// The LCP at acceleration level on `I_2`: `q = G M⁻¹ F + Ġ v`, then `λ[2]`, `p[2]`.
     fn acceleration_problem(&mut self, t: f64) -> Result<(), KernelError> {
+        if self.friction.is_some() {
+            return self.friction_acceleration_problem(t);
+        }
         let ids = self.active(&self.i2.clone());
         if ids.is_empty() {
             return Ok(());
@@ -732,7 +800,7 @@ impl Smooth {
             // G, ∂h/∂t and the gathered v⁻ at (q⁻, t) (the output memories keep ẏ⁻).
             self.nsds.update_output(id, t)?;
             let inter = self.nsds.interaction_ref(id);
-            let e = inter.law.normal_restitution().expect("Newton impact laws");
+            let law = inter.law;
             let m = inter.size;
             let mut qa = vec![0.0; m];
             for i in 0..m {
@@ -746,11 +814,15 @@ impl Smooth {
                 if inter.relation_has_time_derivative() {
                     qa[i] += inter.h_dot[i];
                 }
-                qa[i] += e * inter.y_memory[1][i];
+                qa[i] += friction::impact_restitution(&law, i) * inter.y_memory[1][i];
             }
             q.extend(qa);
         }
-        self.solve_lcp(&ids, q, 1, t)?;
+        if self.friction.is_some() {
+            self.solve_friction_impact(&ids, q, t)?;
+        } else {
+            self.solve_lcp(&ids, q, 1, t)?;
+        }
         // v⁺ = M⁻¹ p[1] + v⁻.
         for k in 0..self.systems.len() {
             let (id, d) = &self.systems[k];
@@ -815,8 +887,12 @@ impl Smooth {
         Ok(())
     }
 
-    /// After the acceleration LCP: a contact whose force is below `TOL_ED` leaves `I_2`.
+    /// After the acceleration LCP: a contact whose force is below `TOL_ED` leaves `I_2`. With
+    /// friction, the sticking and sliding modes are decided first (`friction` submodule).
     fn double_condition(&mut self, t: f64) -> Result<(), KernelError> {
+        if self.friction.is_some() {
+            self.decide_friction_modes(t)?;
+        }
         let tol = self.tolerance;
         // ÿ = G a + Ġ v with the new accelerations.
         let accelerations: Vec<Vec<f64>> =
@@ -855,7 +931,7 @@ impl Smooth {
         Ok(())
     }
 
-    /// `ẋ = (v, M⁻¹(F + Gᵀ λ[2]))` at `(t, x)`, `λ[2]` from the acceleration LCP on `I_2`.
+    /// `ẋ = (T(q) v, M⁻¹(F + Gᵀ λ[2]))` at `(t, x)`, `λ[2]` from the acceleration problem on `I_2`.
     fn rhs(&mut self, t: f64, x: &[f64], out: &mut [f64]) -> Result<(), KernelError> {
         self.write_state(x);
         for (id, _) in &self.systems {
@@ -869,9 +945,10 @@ impl Smooth {
         }
         for k in 0..self.systems.len() {
             let a = self.acceleration(k)?;
-            let d = &self.systems[k].1;
-            out[d.offset..d.offset + d.n].copy_from_slice(&x[d.offset + d.n..d.offset + 2 * d.n]);
-            out[d.offset + d.n..d.offset + 2 * d.n].copy_from_slice(&a);
+            let (id, d) = &self.systems[k];
+            let (q, v) = (&x[d.offset..d.offset + d.nq], &x[d.offset + d.nq..d.offset + d.nq + d.n]);
+            self.nsds.ds(*id)?.position_rate(q, v, &mut out[d.offset..d.offset + d.nq]);
+            out[d.offset + d.nq..d.offset + d.nq + d.n].copy_from_slice(&a);
         }
         Ok(())
     }
@@ -887,7 +964,11 @@ impl Smooth {
             self.acceleration_problem(t)?;
         }
         self.update_outputs(t)?;
-        for i in 0..out.len() {
+        let bound = self.nsds.interaction_bound();
+        if self.friction.is_some() {
+            self.friction_roots(&mut out[bound..]);
+        }
+        for i in 0..bound {
             let Some(id) = self.nsds.interaction_at(i) else {
                 out[i] = 100.0 * tol;
                 continue;

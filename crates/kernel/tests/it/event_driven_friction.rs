@@ -1,0 +1,163 @@
+//! Event-driven simulation with Coulomb friction: a point mass thrown onto a plane, the
+//! frictional impact (FC2D or FC3D at velocity level, plastic in the normal direction), the
+//! sliding phase (the acceleration problem with `λ_T = −μ λ_N d`) and the stop, located by the
+//! friction root function of the sliding velocity; the models the scheme refuses.
+
+use nonsmooth_kernel::KernelError;
+use nonsmooth_kernel::model::{LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth_kernel::simulation::{
+    EventDriven, EventDrivenOptions, EventKind, LsodarSmooth, OdeOptions, RestartingOde, SmoothIntegrator,
+    TimeDiscretisation,
+};
+
+const G: f64 = 9.81;
+const MU: f64 = 0.2;
+
+/// A point mass of `dim` coordinates (the last one is the height) at height `height` with
+/// horizontal velocity `vt`, on the plane `height = 0` with a `dim`-D friction law (`μ = MU`,
+/// no restitution), integrated by `integrator`.
+fn thrown(
+    dim: usize,
+    height: f64,
+    vt: &[f64],
+    integrator: impl SmoothIntegrator + 'static,
+) -> Result<EventDriven, KernelError> {
+    let m = 2.0;
+    let mut q0 = vec![0.0; dim];
+    q0[dim - 1] = height;
+    let mut v0 = vt.to_vec();
+    v0.push(0.0);
+    let mut gravity = vec![0.0; dim];
+    gravity[dim - 1] = -m * G;
+    let mass = faer::Mat::from_fn(dim, dim, |i, j| if i == j { m } else { 0.0 });
+    let body = LagrangianLinearTids::new(q0, v0, mass)?.with_external_force(gravity)?;
+    // Rows: the normal (height), then the tangents.
+    let h =
+        faer::Mat::from_fn(dim, dim, |i, j| if (i == 0 && j == dim - 1) || (i > 0 && j == i - 1) { 1.0 } else { 0.0 });
+    let mut nsds = Nsds::new();
+    let b = nsds.add_ds(body);
+    nsds.link(LagrangianLinearTir::new(h)?, NonsmoothLaw::newton_impact_friction(0.0, 0.0, MU, dim)?, &[b])?;
+    EventDriven::new(nsds, TimeDiscretisation::new(0.0, 0.05, 2.0)?, integrator, EventDrivenOptions::default())
+}
+
+/// Runs to the end; returns the nonsmooth events `(t, impact)` and the final `(q, v)`.
+#[allow(clippy::type_complexity)]
+fn run(mut sim: EventDriven) -> Result<(Vec<(f64, bool)>, Vec<f64>, Vec<f64>, Vec<f64>), KernelError> {
+    let mut events = Vec::new();
+    let mut post_impact = Vec::new();
+    while sim.has_next_event() {
+        let Some(r) = sim.step()? else { break };
+        if r.kind == EventKind::Nonsmooth {
+            events.push((r.time, r.impact));
+        }
+        if r.impact {
+            post_impact = sim
+                .with_nsds(|n| n.ds_ids().map(|d| n.ds(d).map(|s| s.state().v().to_vec())).next())
+                .expect("one system")?;
+        }
+    }
+    let (q, v) = sim.with_nsds(|n| {
+        let d = n.ds_ids().next().expect("one system");
+        n.ds(d).map(|s| (s.state().q().to_vec(), s.state().v().to_vec()))
+    })?;
+    Ok((events, post_impact, q, v))
+}
+
+fn ode() -> RestartingOde {
+    RestartingOde::new(OdeOptions::default().with_rtol(1e-12).with_atol(1e-12)).expect("valid options")
+}
+
+/// The analytic run from height `d` with horizontal speed `s`: impact at `t₁ = √(2d/g)`,
+/// `|u_N⁻| = √(2 g d)`; sliding through the impact when `s > μ |u_N⁻|`
+/// (`s⁺ = s − μ |u_N⁻|`), then decelerating at `μ g` to a stop at `t₁ + s⁺/(μ g)`.
+fn analytic(d: f64, s: f64) -> (f64, f64, f64, f64) {
+    let t1 = (2.0 * d / G).sqrt();
+    let un = (2.0 * G * d).sqrt();
+    let s_plus = (s - MU * un).max(0.0);
+    let t2 = t1 + s_plus / (MU * G);
+    // Distance: during the fall s t₁, then s⁺²/(2 μ g).
+    (t1, s_plus, t2, s * t1 + s_plus * s_plus / (2.0 * MU * G))
+}
+
+#[test]
+fn a_2d_mass_slides_through_its_frictional_impact_then_stops() -> Result<(), KernelError> {
+    for integrator in [false, true] {
+        let sim =
+            if integrator { thrown(2, 1.0, &[3.0], LsodarSmooth::siconos())? } else { thrown(2, 1.0, &[3.0], ode())? };
+        let (events, post, q, v) = run(sim)?;
+        let (t1, s_plus, t2, x) = analytic(1.0, 3.0);
+        println!("events {events:?}; analytic impact {t1}, stop {t2}; x {} (analytic {x})", q[0]);
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert!(events[0].1 && !events[1].1);
+        assert!((events[0].0 - t1).abs() <= 1e-10 * t1);
+        assert!((post[0] - s_plus).abs() <= 1e-10 && post[1].abs() <= 1e-12, "{post:?}");
+        assert!((events[1].0 - t2).abs() <= 1e-8 * t2, "stop at {}, analytic {t2}", events[1].0);
+        assert!((q[0] - x).abs() <= 1e-8 && q[1].abs() <= 1e-12 && v.iter().all(|x| x.abs() <= 1e-12), "{q:?} {v:?}");
+    }
+    Ok(())
+}
+
+/// Sticking impact: `s ≤ μ |u_N⁻|`, the tangential velocity is lost at the impact and the mass
+/// stays where it landed.
+#[test]
+fn a_slow_2d_mass_sticks_at_its_impact() -> Result<(), KernelError> {
+    let (events, post, q, v) = run(thrown(2, 1.0, &[0.5], ode())?)?;
+    let (t1, ..) = analytic(1.0, 0.5);
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert!(events[0].1 && (events[0].0 - t1).abs() <= 1e-10 * t1);
+    assert!(post.iter().all(|x| x.abs() <= 1e-12), "{post:?}");
+    assert!((q[0] - 0.5 * t1).abs() <= 1e-10 && v.iter().all(|x| x.abs() <= 1e-12), "{q:?} {v:?}");
+    Ok(())
+}
+
+/// In 3D the impact and the sliding keep the direction of the horizontal velocity `(3, 4)/5`:
+/// the same speeds, stop time and distance as in 2D along it.
+#[test]
+fn a_3d_mass_slides_along_its_velocity_then_stops() -> Result<(), KernelError> {
+    let (events, post, q, v) = run(thrown(3, 1.0, &[1.8, 2.4], ode())?)?;
+    let (t1, s_plus, t2, x) = analytic(1.0, 3.0);
+    println!("events {events:?}; analytic impact {t1}, stop {t2}; q {q:?} (distance {x})");
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!((events[0].0 - t1).abs() <= 1e-10 * t1);
+    assert!((post[0] - 0.6 * s_plus).abs() <= 1e-10 && (post[1] - 0.8 * s_plus).abs() <= 1e-10, "{post:?}");
+    assert!((events[1].0 - t2).abs() <= 1e-8 * t2, "stop at {}, analytic {t2}", events[1].0);
+    assert!((q[0] - 0.6 * x).abs() <= 1e-8 && (q[1] - 0.8 * x).abs() <= 1e-8, "{q:?}");
+    assert!(q[2].abs() <= 1e-12 && v.iter().all(|x| x.abs() <= 1e-12), "{q:?} {v:?}");
+    Ok(())
+}
+
+/// Builds a model into an empty one.
+type Build<'a> = Box<dyn Fn(&mut Nsds) -> Result<(), KernelError> + 'a>;
+
+#[test]
+fn models_the_event_driven_scheme_does_not_handle_are_unsupported() -> Result<(), KernelError> {
+    let grid = || TimeDiscretisation::new(0.0, 0.1, 1.0);
+    let body = || LagrangianLinearTids::new(vec![0.0, 1.0], vec![0.0, 0.0], faer::mat![[1.0, 0.0], [0.0, 1.0]]);
+    let normal = || LagrangianLinearTir::new(faer::mat![[0.0, 1.0]]);
+    let normal_tangent = || LagrangianLinearTir::new(faer::mat![[0.0, 1.0], [1.0, 0.0]]);
+    let cases: Vec<(&str, Build<'_>)> = vec![
+        (
+            "relay",
+            Box::new(|n: &mut Nsds| {
+                let b = n.add_ds(body()?);
+                n.link(normal()?, NonsmoothLaw::relay(1, -1.0, 1.0)?, &[b]).map(|_| ())
+            }),
+        ),
+        (
+            "mixed laws",
+            Box::new(|n: &mut Nsds| {
+                let b = n.add_ds(body()?);
+                n.link(normal()?, NonsmoothLaw::newton_impact(0.5)?, &[b])?;
+                n.link(normal_tangent()?, NonsmoothLaw::newton_impact_friction(0.5, 0.0, 0.3, 2)?, &[b]).map(|_| ())
+            }),
+        ),
+    ];
+    for (name, build) in cases {
+        let mut nsds = Nsds::new();
+        build(&mut nsds)?;
+        let r = EventDriven::new(nsds, grid()?, ode(), EventDrivenOptions::default());
+        println!("{name}: {:?}", r.as_ref().err());
+        assert!(matches!(r, Err(KernelError::Unsupported { .. })), "{name}");
+    }
+    Ok(())
+}
