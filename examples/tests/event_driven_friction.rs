@@ -2,6 +2,7 @@
 //! slope that tilts (stick → slip when `tan θ(t) = μ`), and a Newton–Euler sphere launched
 //! sliding on a plane (slip → stick at `t* = 2 v0 / (7 μ g)`, then rolling at `5 v0 / 7`).
 
+use nonsmooth::kernel::simulation::FrictionMode;
 use nonsmooth_examples::kernel::slope_block_ed::{GRAVITY, SlopeBlockEd};
 use nonsmooth_examples::mechanics::rolling_sphere_ed::{GRAVITY as G, RollingSphereEd};
 
@@ -22,9 +23,13 @@ fn the_block_slips_when_the_slope_reaches_the_friction_angle() {
     println!("slip event at {t_slip:.15}, analytic {ts:.15}, relative {rel:.2e}");
     assert!(rel <= 1e-8, "relative {rel:e}");
     let (mut dx, mut dv, mut df) = (0.0f64, 0.0f64, 0.0f64);
-    for r in run.rows.iter_rows() {
+    for (r, mode) in run.rows.iter_rows().zip(&run.modes) {
         let t = r[0];
         assert!(r[2].abs() <= 1e-12 && r[4].abs() <= 1e-12, "on the slope at t = {t}: {r:?}");
+        // Sticking before the slip event, sliding down the slope (+x) from it.
+        let expected =
+            if t < t_slip { FrictionMode::Sticking } else { FrictionMode::Sliding { direction: [1.0, 0.0] } };
+        assert_eq!(*mode, expected, "t = {t}");
         assert_eq!((r[8], r[9]), (1.0, 1.0), "t = {t}");
         let (x, v) = model.analytic(t);
         dx = dx.max((r[1] - x).abs());
@@ -64,8 +69,10 @@ fn the_sphere_rolls_from_the_analytic_stick_time() {
     assert!(rel <= 1e-8, "relative {rel:e}");
     let (mut slip_err, mut rolling_slip, mut speed_err, mut qn, mut sink) = (0.0f64, 0.0f64, 0.0f64, 0.0f64, 0.0f64);
     let mut after = 0;
-    for r in run.rows.iter_rows() {
+    for (r, mode) in run.rows.iter_rows().zip(&run.modes) {
         let t = r[0];
+        assert_eq!(matches!(mode, FrictionMode::Sliding { .. }), t < t_stick, "t = {t}: {mode:?}");
+        assert_eq!(*mode == FrictionMode::Sticking, t >= t_stick, "t = {t}: {mode:?}");
         qn = qn.max((r[12] - 1.0).abs());
         sink = sink.max((r[3] - model.radius).abs());
         assert!((r[13] - model.mass * G).abs() <= 1e-9, "normal force at t = {t}: {}", r[13]);

@@ -21,7 +21,7 @@
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, EventKind, OdeOptions, RestartingOde, TimeDiscretisation, Trajectory,
+    EventDriven, EventDrivenOptions, EventKind, FrictionMode, OdeOptions, RestartingOde, TimeDiscretisation, Trajectory,
 };
 
 /// Gravity.
@@ -63,6 +63,8 @@ pub struct SlopeBlockRun {
     pub rows: Trajectory,
     /// The nonsmooth events: `(t, impact, |I_1|, |I_2|)`.
     pub events: Vec<(f64, bool, usize, usize)>,
+    /// The friction mode of the contact after each row's event.
+    pub modes: Vec<FrictionMode>,
 }
 
 impl SlopeBlockEd {
@@ -126,6 +128,7 @@ impl SlopeBlockEd {
         let (mut sim, block, contact) = self.build()?;
         let mut rows = Trajectory::new(COLUMN_NAMES.len());
         let mut events = Vec::new();
+        let mut modes = Vec::new();
         while sim.has_next_event() {
             sim.advance_to_event()?;
             let Some(report) = sim.process_events()? else { break };
@@ -150,7 +153,8 @@ impl SlopeBlockEd {
                 ])
             })?;
             rows.push(&row);
+            modes.push(sim.friction_mode(contact)?);
         }
-        Ok(SlopeBlockRun { rows, events })
+        Ok(SlopeBlockRun { rows, events, modes })
     }
 }

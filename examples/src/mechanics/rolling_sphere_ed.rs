@@ -8,9 +8,10 @@
 //! zero friction force and a contact point at rest.
 
 use nonsmooth::kernel::KernelError;
-use nonsmooth::kernel::model::{DsId, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, EventKind, LsodarSmooth, OdeOptions, RestartingOde, TimeDiscretisation, Trajectory,
+    EventDriven, EventDrivenOptions, EventKind, FrictionMode, LsodarSmooth, OdeOptions, RestartingOde,
+    TimeDiscretisation, Trajectory,
 };
 use nonsmooth::mechanics::MechanicsError;
 use nonsmooth::mechanics::body::NewtonEulerDs;
@@ -79,6 +80,8 @@ pub struct RollingSphereEdRun {
     pub rows: Trajectory,
     /// The nonsmooth events: `(t, impact, |I_1|, |I_2|)`.
     pub events: Vec<(f64, bool, usize, usize)>,
+    /// The friction mode of the contact after each row's event.
+    pub modes: Vec<FrictionMode>,
 }
 
 impl RollingSphereEd {
@@ -93,7 +96,7 @@ impl RollingSphereEd {
     ///
     /// # Errors
     /// Mechanics and kernel errors.
-    pub fn build(&self) -> Result<(EventDriven, DsId), MechanicsError> {
+    pub fn build(&self) -> Result<(EventDriven, DsId, InteractionId), MechanicsError> {
         let (m, r) = (self.mass, self.radius);
         let i = 0.4 * m * r * r;
         let q0 = [0.0, 0.0, r + self.drop, 1.0, 0.0, 0.0, 0.0];
@@ -115,7 +118,7 @@ impl RollingSphereEd {
         let contact = ContactRelation::new(ContactDimension::Friction3d, &point, &q0, None)?;
         let mut nsds = Nsds::new();
         let body = nsds.add_ds(body);
-        nsds.link(contact, NonsmoothLaw::newton_impact_friction(0.0, 0.0, self.mu, 3)?, &[body])?;
+        let contact = nsds.link(contact, NonsmoothLaw::newton_impact_friction(0.0, 0.0, self.mu, 3)?, &[body])?;
         let grid = TimeDiscretisation::new(0.0, self.h, self.t_end)?;
         let sim = if self.lsodar {
             EventDriven::new(nsds, grid, LsodarSmooth::siconos(), EventDrivenOptions::default())?
@@ -123,7 +126,7 @@ impl RollingSphereEd {
             let options = OdeOptions::default().with_rtol(1e-12).with_atol(1e-12);
             EventDriven::new(nsds, grid, RestartingOde::new(options)?, EventDrivenOptions::default())?
         };
-        Ok((sim, body))
+        Ok((sim, body, contact))
     }
 
     /// Runs the simulation.
@@ -131,9 +134,10 @@ impl RollingSphereEd {
     /// # Errors
     /// Mechanics and kernel errors.
     pub fn simulate(&self) -> Result<RollingSphereEdRun, MechanicsError> {
-        let (mut sim, body) = self.build()?;
+        let (mut sim, body, contact) = self.build()?;
         let mut rows = Trajectory::new(COLUMN_NAMES.len());
         let mut events = Vec::new();
+        let mut modes = Vec::new();
         let r = self.radius;
         while sim.has_next_event() {
             sim.advance_to_event()?;
@@ -150,8 +154,7 @@ impl RollingSphereEd {
                 // v_P = v_G + ω × (P − G), P − G = (0, 0, −R).
                 let slip = [v[0] - r * w[1], v[1] + r * w[0]];
                 let qn = (q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]).sqrt();
-                let lambda =
-                    nsds.interaction_ids().next().map_or(Ok(0.0), |id| nsds.interaction(id).map(|c| c.lambda(2)[0]))?;
+                let lambda = nsds.interaction(contact)?.lambda(2)[0];
                 Ok([
                     report.time,
                     q[0],
@@ -172,7 +175,8 @@ impl RollingSphereEd {
                 ])
             })?;
             rows.push(&row);
+            modes.push(sim.friction_mode(contact)?);
         }
-        Ok(RollingSphereEdRun { rows, events })
+        Ok(RollingSphereEdRun { rows, events, modes })
     }
 }

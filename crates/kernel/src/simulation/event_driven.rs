@@ -56,6 +56,7 @@ use nonsmooth_numerics::fc::nsgs::{NsgsLocalSolver, NsgsOptions};
 use nonsmooth_numerics::fc::{Fc2dMethod, Fc3dMethod};
 
 mod friction;
+pub use friction::FrictionMode;
 
 /// A right-hand side `f(t, y, out)` of an ODE.
 pub type RhsFn<'a> = &'a mut dyn FnMut(f64, &[f64], &mut [f64]) -> Result<(), KernelError>;
@@ -397,6 +398,21 @@ impl EventDriven {
     pub fn index_set_sizes(&self) -> (usize, usize) {
         let smooth = self.smooth.borrow();
         (smooth.i1.iter().filter(|&&b| b).count(), smooth.i2.iter().filter(|&&b| b).count())
+    }
+
+    /// The friction mode of interaction `id` as the last event left it:
+    /// [`FrictionMode::Inactive`] outside `I_2` and for a model without friction laws.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownInteraction`].
+    pub fn friction_mode(&self, id: InteractionId) -> Result<FrictionMode, KernelError> {
+        let smooth = self.smooth.borrow();
+        smooth.nsds.interaction(id)?;
+        let i = id.index();
+        Ok(match &smooth.friction {
+            Some(f) if smooth.i2.get(i).copied().unwrap_or(false) => f.mode(i),
+            _ => FrictionMode::Inactive,
+        })
     }
 
     fn gather_state(&mut self) {

@@ -16,7 +16,9 @@ pub mod summary;
 pub mod time_stepping;
 
 pub use euler_moreau::{EulerMoreauOptions, EulerMoreauOsi};
-pub use event_driven::{EventDriven, EventDrivenOptions, EventReport, LsodarSmooth, RestartingOde, SmoothIntegrator};
+pub use event_driven::{
+    EventDriven, EventDrivenOptions, EventReport, FrictionMode, LsodarSmooth, RestartingOde, SmoothIntegrator,
+};
 pub use events::{EVENT_TOLERANCE, Event, EventKind, EventsManager};
 pub use moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, kinetic_energy};
 pub use moreau_jean_global::MoreauJeanGlobalOsi;

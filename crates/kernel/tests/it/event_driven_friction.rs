@@ -6,8 +6,8 @@
 use nonsmooth_kernel::KernelError;
 use nonsmooth_kernel::model::{LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth_kernel::simulation::{
-    EventDriven, EventDrivenOptions, EventKind, LsodarSmooth, OdeOptions, RestartingOde, SmoothIntegrator,
-    TimeDiscretisation,
+    EventDriven, EventDrivenOptions, EventKind, FrictionMode, LsodarSmooth, OdeOptions, RestartingOde,
+    SmoothIntegrator, TimeDiscretisation,
 };
 
 const G: f64 = 9.81;
@@ -40,7 +40,8 @@ fn thrown(
     EventDriven::new(nsds, TimeDiscretisation::new(0.0, 0.05, 2.0)?, integrator, EventDrivenOptions::default())
 }
 
-/// Runs to the end; returns the nonsmooth events `(t, impact)` and the final `(q, v)`.
+/// Runs to the end (where the contact must be sticking); returns the nonsmooth events
+/// `(t, impact)`, the velocity after the impact and the final `(q, v)`.
 #[allow(clippy::type_complexity)]
 fn run(mut sim: EventDriven) -> Result<(Vec<(f64, bool)>, Vec<f64>, Vec<f64>, Vec<f64>), KernelError> {
     let mut events = Vec::new();
@@ -56,6 +57,8 @@ fn run(mut sim: EventDriven) -> Result<(Vec<(f64, bool)>, Vec<f64>, Vec<f64>, Ve
                 .expect("one system")?;
         }
     }
+    let contact = sim.with_nsds(|n| n.interaction_ids().next()).expect("one contact");
+    assert_eq!(sim.friction_mode(contact)?, FrictionMode::Sticking);
     let (q, v) = sim.with_nsds(|n| {
         let d = n.ds_ids().next().expect("one system");
         n.ds(d).map(|s| (s.state().q().to_vec(), s.state().v().to_vec()))
@@ -159,5 +162,64 @@ fn models_the_event_driven_scheme_does_not_handle_are_unsupported() -> Result<()
         println!("{name}: {:?}", r.as_ref().err());
         assert!(matches!(r, Err(KernelError::Unsupported { .. })), "{name}");
     }
+    Ok(())
+}
+
+/// A mass sliding on the plane under a constant lateral force `F` below the friction limit
+/// (`|F| = μ m g / 2` along `y`, launched along `x` at `s₀`): its path curves, the friction force
+/// stays opposite the current sliding velocity (`λ_T = −μ λ_N u_T/‖u_T‖`), it stops and then
+/// sticks with `λ_T = −F`. With `u = s (cos φ, sin φ)`, `a = μ g = 2 b`, `b = F/m`:
+/// `ṡ = b sin φ − a`, `s φ̇ = b cos φ`, so `s cos φ (sec φ + tan φ)² = s₀` and
+/// `dt/dφ = s/(b cos φ) = s₀ / (b (1 + sin φ)²)`: the stop (`φ → π/2`) is at
+/// `t = (s₀/b) ∫₀^{π/2} dφ/(1 + sin φ)² = (2/3) s₀/b`. The direction turns ever faster as
+/// `s → 0`, which the integration resolves to about 1e-6 in time (the straight cases above
+/// reach 1e-8).
+#[test]
+fn a_3d_mass_pushed_sideways_curves_stops_and_sticks() -> Result<(), KernelError> {
+    let m = 2.0;
+    let f = 0.5 * MU * m * G;
+    let mass = faer::mat![[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, m]];
+    let body = LagrangianLinearTids::new(vec![0.0; 3], vec![3.0, 0.0, 0.0], mass)?.with_external_force(vec![
+        0.0,
+        f,
+        -m * G,
+    ])?;
+    let h = faer::mat![[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    let mut nsds = Nsds::new();
+    let b = nsds.add_ds(body);
+    let c = nsds.link(LagrangianLinearTir::new(h)?, NonsmoothLaw::newton_impact_friction(0.0, 0.0, MU, 3)?, &[b])?;
+    let mut sim =
+        EventDriven::new(nsds, TimeDiscretisation::new(0.0, 0.01, 4.0)?, ode(), EventDrivenOptions::default())?;
+    let (mut events, mut worst, mut stopped_at) = (Vec::new(), 0.0f64, None);
+    while sim.has_next_event() {
+        let Some(r) = sim.step()? else { break };
+        if r.kind == EventKind::Nonsmooth {
+            events.push(r.time);
+        }
+        let (v, lambda) = sim.with_nsds(|n| -> Result<_, KernelError> {
+            Ok((n.ds(b)?.state().v().to_vec(), n.interaction(c)?.lambda(2).to_vec()))
+        })?;
+        let speed = v[0].hypot(v[1]);
+        assert!((lambda[0] - m * G).abs() <= 1e-9, "normal force {lambda:?}");
+        if speed > 1e-9 {
+            worst = worst.max((lambda[1] + MU * lambda[0] * v[0] / speed).abs());
+            worst = worst.max((lambda[2] + MU * lambda[0] * v[1] / speed).abs());
+        } else {
+            stopped_at.get_or_insert(r.time);
+            assert!(lambda[1].abs() <= 1e-9 && (lambda[2] + f).abs() <= 1e-9, "sticking force {lambda:?}");
+        }
+    }
+    println!("events {events:?}; stopped at {stopped_at:?}; max |λ_T + μ λ_N u_T/‖u_T‖| = {worst:.1e}");
+    assert!(worst <= 1e-9, "{worst:e}");
+    let stop = stopped_at.expect("the mass stops");
+    let analytic = 2.0 / 3.0 * 3.0 / (f / m);
+    let last_event = *events.last().expect("events");
+    println!(
+        "stop event at {last_event:.12}, analytic (2/3) s₀/b = {analytic:.12}, relative {:.1e}",
+        (last_event - analytic).abs() / analytic
+    );
+    assert!((last_event - analytic).abs() <= 1e-5 * analytic);
+    assert!(events.len() >= 2 && events.len() <= 6, "{events:?}");
+    assert!(stop < 4.0 && events.last().is_some_and(|&t| t < stop + 1e-12));
     Ok(())
 }

@@ -61,17 +61,25 @@ use crate::simulation::osns::MatrixStorage;
 
 const SCHEME: &str = "the event-driven scheme";
 
-/// The tangential mode of a contact of `I_2`.
+/// The tangential mode of a frictional contact in the event-driven scheme (the `friction`
+/// submodule of `event_driven.rs` documents the problems of each mode; Pfeiffer and Glocker
+/// 1996, chapter 7).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(super) enum Mode {
-    /// Not in `I_2` (or not yet decided).
-    Free,
-    /// Tangential acceleration zero, `‖λ_T‖ ≤ μ λ_N`.
-    Stick,
-    /// `λ_T = −μ λ_N d`, `d₀` the unit direction of the sliding velocity at the mode's start
-    /// (its first `D − 1` entries).
-    Slide([f64; 2]),
+#[non_exhaustive]
+pub enum FrictionMode {
+    /// Not a persistent contact (not in `I_2`), or a frictionless law.
+    Inactive,
+    /// Sticking: tangential acceleration `ü_T = 0` with `‖λ_T‖ ≤ μ λ_N`.
+    Sticking,
+    /// Sliding: `λ_T = −μ λ_N d`.
+    Sliding {
+        /// The unit direction `d₀` of the sliding velocity `u_T` at the start of the mode, in
+        /// the contact's tangential rows (only the first entry is used in 2D).
+        direction: [f64; 2],
+    },
 }
+
+use FrictionMode as Mode;
 
 /// The friction state of the simulation: dimension, modes per interaction slot, the impact
 /// solvers.
@@ -83,11 +91,16 @@ pub(super) struct Friction {
 }
 
 impl Friction {
+    /// The mode of interaction slot `i`.
+    pub(super) fn mode(&self, i: usize) -> FrictionMode {
+        self.modes.get(i).copied().unwrap_or(Mode::Inactive)
+    }
+
     /// Friction of `dimension` (2 or 3) for `bound` interaction slots.
     pub(super) fn new(dimension: usize, options: &EventDrivenOptions, bound: usize) -> Result<Self, KernelError> {
         Ok(Self {
             dimension,
-            modes: vec![Mode::Free; bound],
+            modes: vec![Mode::Inactive; bound],
             fc2d: options.fc2d.clone().build()?,
             fc3d: options.fc3d.clone().build()?,
         })
@@ -191,23 +204,23 @@ impl Smooth {
         for i in 0..friction.modes.len() {
             let id = self.nsds.interaction_at(i);
             if !self.i2[i] || id.is_none() {
-                friction.modes[i] = Mode::Free;
+                friction.modes[i] = Mode::Inactive;
                 continue;
             }
-            if !all && friction.modes[i] != Mode::Free {
+            if !all && friction.modes[i] != Mode::Inactive {
                 continue;
             }
             let inter = self.nsds.interaction_ref(id.expect("checked"));
             let ut = &inter.y[1][1..inter.size];
             let n = norm(ut);
             friction.modes[i] = if n <= tol {
-                Mode::Stick
+                Mode::Sticking
             } else {
                 let mut d = [0.0; 2];
                 for k in 0..ut.len() {
                     d[k] = ut[k] / n;
                 }
-                Mode::Slide(d)
+                Mode::Sliding { direction: d }
             };
         }
     }
@@ -231,7 +244,7 @@ impl Smooth {
         let mut drifts = Vec::with_capacity(ids.len());
         for &id in &ids {
             let d = match modes[id.index()] {
-                Mode::Slide(d0) => {
+                Mode::Sliding { direction: d0 } => {
                     let m = self.nsds.interaction_ref(id).size - 1;
                     let u = self.tangential_velocity(id);
                     let n = norm(&u);
@@ -255,7 +268,7 @@ impl Smooth {
         // Unknowns: equalities (tangential rows of sticking contacts), then complementarities.
         let mut unknowns = Vec::new();
         for (c, &id) in ids.iter().enumerate() {
-            if modes[id.index()] == Mode::Stick {
+            if modes[id.index()] == Mode::Sticking {
                 for row in 1..self.nsds.interaction_ref(id).size {
                     unknowns.push(Unknown { c, row });
                 }
@@ -485,7 +498,7 @@ impl Smooth {
             let mut changed = false;
             for i in 0..bound {
                 let Some(id) = self.nsds.interaction_at(i) else { continue };
-                if !self.i2[i] || self.friction.as_ref().expect("a friction model").modes[i] != Mode::Stick {
+                if !self.i2[i] || self.friction.as_ref().expect("a friction model").modes[i] != Mode::Sticking {
                     continue;
                 }
                 let mu = self.friction_mu(id);
@@ -497,7 +510,7 @@ impl Smooth {
                     for k in 0..lt.len() {
                         d[k] = -lt[k] / nt;
                     }
-                    self.friction.as_mut().expect("a friction model").modes[i] = Mode::Slide(d);
+                    self.friction.as_mut().expect("a friction model").modes[i] = Mode::Sliding { direction: d };
                     changed = true;
                 }
             }
@@ -521,12 +534,12 @@ impl Smooth {
             let inter = self.nsds.interaction_ref(id);
             let m = inter.size;
             match friction.modes[i] {
-                Mode::Free => {}
-                Mode::Stick => {
+                Mode::Inactive => {}
+                Mode::Sticking => {
                     let mu = inter.law.friction().unwrap_or(0.0);
                     out[i] = mu * inter.lambda[2][0] - norm(&inter.lambda[2][1..m]);
                 }
-                Mode::Slide(d0) => {
+                Mode::Sliding { direction: d0 } => {
                     let s = dot(&inter.y[1][1..m], &d0[..m - 1]);
                     let ds = dot(&inter.y[2][1..m], &d0[..m - 1]);
                     out[i] = if s > tol || ds <= -tol { s } else { 100.0 * tol };
