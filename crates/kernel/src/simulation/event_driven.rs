@@ -32,8 +32,8 @@
 //!
 //! Newton impact laws with Coulomb friction (2D or 3D, one model holds one kind of law): the
 //! impact problem is the frictional contact problem at velocity level and the acceleration
-//! problem a mode-dependent mixed problem, with friction root functions; see the `friction`
-//! submodule's documentation (in the source) for the problems solved.
+//! problem a mode-dependent mixed problem, with friction root functions; [`friction`] states
+//! the problem solved at each level.
 
 // Index loops mirror the formulas (several arrays indexed together).
 #![allow(clippy::needless_range_loop)]
@@ -55,7 +55,7 @@ use nonsmooth_numerics::fc::fc2d_lcp::Fc2dLemkeOptions;
 use nonsmooth_numerics::fc::nsgs::{NsgsLocalSolver, NsgsOptions};
 use nonsmooth_numerics::fc::{Fc2dMethod, Fc3dMethod};
 
-mod friction;
+pub mod friction;
 pub use friction::FrictionMode;
 
 /// A right-hand side `f(t, y, out)` of an ODE.

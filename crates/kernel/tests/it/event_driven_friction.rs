@@ -223,3 +223,86 @@ fn a_3d_mass_pushed_sideways_curves_stops_and_sticks() -> Result<(), KernelError
     assert!(stop < 4.0 && events.last().is_some_and(|&t| t < stop + 1e-12));
     Ok(())
 }
+
+/// A bar `(x, y, θ)` lying on the floor on its two ends (two 2D frictional contacts whose
+/// tangential rows are equal: the sticking block `W_EE` is singular), pushed along `x` by
+/// `F = k t`: it sticks with the least-norm split `λ_T = −F/2` at each end until
+/// `F = μ m g`, `t_s = μ m g / k`, where both ends slip together; then
+/// `ẍ = k (t − t_s)/m`, `x = k (t − t_s)³/(6 m)`.
+#[test]
+fn a_bar_on_two_sticking_ends_slips_when_the_push_reaches_the_friction_limit() -> Result<(), KernelError> {
+    use nonsmooth_kernel::model::LagrangianScleronomousR;
+    let (m, l, k) = (2.0, 1.0, 3.0);
+    let inertia = m * l * l / 12.0;
+    let bar = LagrangianLinearTids::new(
+        vec![0.0; 3],
+        vec![0.0; 3],
+        faer::mat![[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, inertia]],
+    )?
+    .with_external_force_fn(move |t, f| {
+        f[0] = k * t;
+        f[1] = -m * G;
+        f[2] = 0.0;
+    });
+    let mut nsds = Nsds::new();
+    let b = nsds.add_ds(bar);
+    let mut ends = Vec::new();
+    for side in [-1.0, 1.0] {
+        let a = side * l / 2.0;
+        let end = LagrangianScleronomousR::new(
+            2,
+            move |q, y| {
+                y[0] = q[1] + a * q[2].sin();
+                y[1] = q[0] + a * q[2].cos();
+            },
+            move |q, g| {
+                g[(0, 1)] = 1.0;
+                g[(0, 2)] = a * q[2].cos();
+                g[(1, 0)] = 1.0;
+                g[(1, 2)] = -a * q[2].sin();
+            },
+        )?
+        .with_jacobian_time_derivative(move |q, v, out| {
+            out[0] = -a * q[2].sin() * v[2] * v[2];
+            out[1] = -a * q[2].cos() * v[2] * v[2];
+        });
+        ends.push(nsds.link(end, NonsmoothLaw::newton_impact_friction(0.0, 0.0, MU, 2)?, &[b])?);
+    }
+    let mut sim =
+        EventDriven::new(nsds, TimeDiscretisation::new(0.0, 0.05, 2.0)?, ode(), EventDrivenOptions::default())?;
+    let ts = MU * m * G / k;
+    let (mut events, mut worst) = (Vec::new(), 0.0f64);
+    while sim.has_next_event() {
+        let Some(r) = sim.step()? else { break };
+        if r.kind == EventKind::Nonsmooth {
+            events.push(r.time);
+        }
+        let t = r.time;
+        let (q, v, lambdas) = sim.with_nsds(|n| -> Result<_, KernelError> {
+            let s = n.ds(b)?.state();
+            let l: Vec<Vec<f64>> =
+                ends.iter().map(|&e| n.interaction(e).map(|i| i.lambda(2).to_vec())).collect::<Result<_, _>>()?;
+            Ok((s.q().to_vec(), s.v().to_vec(), l))
+        })?;
+        let sliding = t >= events.get(1).copied().unwrap_or(f64::INFINITY);
+        for (&e, lambda) in ends.iter().zip(&lambdas) {
+            let mode = sim.friction_mode(e)?;
+            worst = worst.max((lambda[0] - m * G / 2.0).abs());
+            if sliding {
+                assert_eq!(mode, FrictionMode::Sliding { direction: [1.0, 0.0] }, "t = {t}");
+                worst = worst.max((lambda[1] + MU * lambda[0]).abs());
+            } else {
+                assert_eq!(mode, FrictionMode::Sticking, "t = {t}");
+                worst = worst.max((lambda[1] + k * t / 2.0).abs());
+            }
+        }
+        let (x, xd) =
+            if t > ts { (k * (t - ts).powi(3) / (6.0 * m), k * (t - ts).powi(2) / (2.0 * m)) } else { (0.0, 0.0) };
+        worst = worst.max((q[0] - x).abs()).max((v[0] - xd).abs()).max(q[1].abs()).max(q[2].abs());
+    }
+    println!("events {events:?}, analytic slip {ts}; worst deviation {worst:.1e}");
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!((events[1] - ts).abs() <= 1e-8 * ts, "slip at {}, analytic {ts}", events[1]);
+    assert!(worst <= 1e-9, "{worst:e}");
+    Ok(())
+}

@@ -30,7 +30,7 @@
 //! substituted (its normal column is `(G_N − μ dᵀ G_T)ᵀ`); the mixed problem is
 //! `ü_T = 0` (sticking contacts, equalities) and `0 ≤ ü_N ⊥ λ_N ≥ 0` (every contact),
 //! `ü = W λ + q`, `W = L M⁻¹ R` (rows `L` of the constraints, columns `R` of the unknowns, dense),
-//! `q = L M⁻¹ F + Ġ v`. The equalities are eliminated (`W_EE` factorized, Schur complement) and
+//! `q = L M⁻¹ F + Ġ v`. The equalities are eliminated (Schur complement of `W_EE`) and
 //! the remaining LCP on the normal forces is solved by the scheme's LCP solver (Lemke). While a
 //! contact slides in 3D its direction follows the velocity, `d = σ u_T/‖u_T‖` with `σ` the sign
 //! of `u_T · d₀` (`d₀` the direction at the start of the mode), so that the dynamics continue
@@ -43,7 +43,13 @@
 //! just started from rest).
 //!
 //! A model holds either Newton impact laws or friction laws of one dimension (the other
-//! combinations are [`KernelError::Unsupported`]).
+//! combinations are [`KernelError::Unsupported`]). Sticking contacts whose tangential rows are
+//! dependent (a body held by more sticking contacts than its tangential degrees of freedom, a
+//! box on two or four corners) make `W_EE` singular: the equalities are then eliminated with
+//! its pseudo-inverse (eigenvalues below `1e-12` of the largest dropped), which gives the
+//! tangential forces of least norm among those that hold the body (the statically
+//! indeterminate distribution is not decided by rigid-body mechanics).
+//! [`super::EventDriven::friction_mode`] reports each contact's mode.
 
 // Index loops mirror the formulas (several arrays indexed together).
 #![allow(clippy::needless_range_loop)]
@@ -55,15 +61,13 @@ use nonsmooth_numerics::matrix::NumericsMatrix;
 
 use super::{EventDrivenOptions, Smooth};
 use crate::KernelError;
-use crate::linalg::DenseLu;
 use crate::model::{InteractionId, NonsmoothLaw, Nsds};
 use crate::simulation::osns::MatrixStorage;
 
 const SCHEME: &str = "the event-driven scheme";
 
-/// The tangential mode of a frictional contact in the event-driven scheme (the `friction`
-/// submodule of `event_driven.rs` documents the problems of each mode; Pfeiffer and Glocker
-/// 1996, chapter 7).
+/// The tangential mode of a frictional contact in the event-driven scheme (the module
+/// documentation states the problem of each mode; Pfeiffer and Glocker 1996, chapter 7).
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum FrictionMode {
@@ -167,6 +171,36 @@ fn norm(x: &[f64]) -> f64 {
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// The pseudo-inverse of the symmetric positive semi-definite block `W_EE = L_E M⁻¹ L_Eᵀ` (the
+/// leading `ne × ne` block of `W`) from its eigen-decomposition `U S Uᵀ`: `U S⁺ Uᵀ`, the
+/// eigenvalues below `1e-12 · max S` taken as zero (dependent sticking rows).
+struct PseudoInverse {
+    u: Mat<f64>,
+    inv: Vec<f64>,
+}
+
+impl PseudoInverse {
+    fn new(w: &Mat<f64>, ne: usize) -> Result<Self, KernelError> {
+        let wee = Mat::<f64>::from_fn(ne, ne, |i, j| 0.5 * (w[(i, j)] + w[(j, i)]));
+        let evd = wee.self_adjoint_eigen(faer::Side::Lower).map_err(|_| KernelError::Singular {
+            what: "tangential block of the acceleration problem (its eigenvalues did not converge)",
+        })?;
+        let s = evd.S().column_vector();
+        let largest = (0..ne).map(|i| s[i].abs()).fold(0.0, f64::max);
+        let inv = (0..ne).map(|i| if s[i] > 1e-12 * largest { 1.0 / s[i] } else { 0.0 }).collect();
+        Ok(Self { u: evd.U().to_owned(), inv })
+    }
+
+    /// `x ← W_EE⁺ x`.
+    fn apply(&self, x: &mut [f64]) {
+        let n = x.len();
+        let c: Vec<f64> = (0..n).map(|k| self.inv[k] * (0..n).map(|i| self.u[(i, k)] * x[i]).sum::<f64>()).collect();
+        for i in 0..n {
+            x[i] = (0..n).map(|k| self.u[(i, k)] * c[k]).sum();
+        }
+    }
 }
 
 /// One unknown (and its row) of the acceleration problem: contact `c` (index in the active
@@ -366,30 +400,24 @@ impl Smooth {
     }
 
     /// Solves `ü = W λ + q` with `ü_E = 0` on the first `ne` unknowns (free) and
-    /// `0 ≤ ü_C ⊥ λ_C ≥ 0` on the others: `λ_E = −W_EE⁻¹ (q_E + W_EC λ_C)` and the LCP
-    /// `(W_CC − W_CE W_EE⁻¹ W_EC, q_C − W_CE W_EE⁻¹ q_E)`.
+    /// `0 ≤ ü_C ⊥ λ_C ≥ 0` on the others: `λ_E = −W_EE⁺ (q_E + W_EC λ_C)` and the LCP
+    /// `(W_CC − W_CE W_EE⁺ W_EC, q_C − W_CE W_EE⁺ q_E)` (`W_EE⁺` the pseudo-inverse, the inverse
+    /// when the sticking rows are independent).
     fn solve_mixed(&mut self, w: &Mat<f64>, q: &[f64], ne: usize, t: f64) -> Result<Vec<f64>, KernelError> {
         let n = q.len();
         let nc = n - ne;
         let (mut m, mut qc) = (Mat::<f64>::zeros(nc, nc), q[ne..].to_vec());
-        // X = W_EE⁻¹ W_EC (columns), x0 = W_EE⁻¹ q_E.
+        // X = W_EE⁺ W_EC (columns), x0 = W_EE⁺ q_E.
         let mut x = vec![vec![0.0; ne]; nc];
         let mut x0 = q[..ne].to_vec();
         if ne > 0 {
-            let mut wee = Mat::<f64>::zeros(ne, ne);
-            for i in 0..ne {
-                for j in 0..ne {
-                    wee[(i, j)] = w[(i, j)];
-                }
-            }
-            let mut lu = DenseLu::default();
-            lu.factorize(&wee, "tangential block of the acceleration problem (sticking contacts)")?;
-            lu.solve_in_place(&mut x0);
+            let pinv = PseudoInverse::new(w, ne)?;
+            pinv.apply(&mut x0);
             for j in 0..nc {
                 for i in 0..ne {
                     x[j][i] = w[(i, ne + j)];
                 }
-                lu.solve_in_place(&mut x[j]);
+                pinv.apply(&mut x[j]);
             }
         }
         for i in 0..nc {
