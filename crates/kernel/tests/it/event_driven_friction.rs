@@ -306,3 +306,64 @@ fn a_bar_on_two_sticking_ends_slips_when_the_push_reaches_the_friction_limit() -
     assert!(worst <= 1e-9, "{worst:e}");
     Ok(())
 }
+
+/// Two systems in one frictional contact: a block `(x_b, y_b)` on a cart `x_c` (rails without
+/// friction) pushed by `F = k t`. The block rides along (`λ_T` the force that accelerates it,
+/// `m_b F/(m_b + m_c)` along `+x` on the block, its opposite on the cart) until that force reaches `μ m_b g` at `t_s = μ g (m_b + m_c)/k`, then
+/// slips backwards on the cart: `ẍ_b = μ g`, `ẍ_c = (F − μ m_b g)/m_c`.
+#[test]
+fn a_block_on_a_pushed_cart_slips_when_its_inertia_needs_more_than_friction() -> Result<(), KernelError> {
+    let (mb, mc, k) = (1.0, 3.0, 4.0);
+    let block = LagrangianLinearTids::new(vec![0.0, 0.0], vec![0.0, 0.0], faer::mat![[mb, 0.0], [0.0, mb]])?
+        .with_external_force(vec![0.0, -mb * G])?;
+    let cart = LagrangianLinearTids::new(vec![0.0], vec![0.0], faer::mat![[mc]])?
+        .with_external_force_fn(move |t, f| f[0] = k * t);
+    let mut nsds = Nsds::new();
+    let b = nsds.add_ds(block);
+    let c = nsds.add_ds(cart);
+    // q = [x_b, y_b, x_c]: gap y_b, tangential x_b − x_c.
+    let relation = LagrangianLinearTir::new(faer::mat![[0.0, 1.0, 0.0], [1.0, 0.0, -1.0]])?;
+    let contact = nsds.link(relation, NonsmoothLaw::newton_impact_friction(0.0, 0.0, MU, 2)?, &[b, c])?;
+    let mut sim =
+        EventDriven::new(nsds, TimeDiscretisation::new(0.0, 0.05, 2.0)?, ode(), EventDrivenOptions::default())?;
+    let ts = MU * G * (mb + mc) / k;
+    let (mut events, mut worst) = (Vec::new(), 0.0f64);
+    while sim.has_next_event() {
+        let Some(r) = sim.step()? else { break };
+        if r.kind == EventKind::Nonsmooth {
+            events.push(r.time);
+        }
+        let t = r.time;
+        let (xb, xc, lambda) = sim.with_nsds(|n| -> Result<_, KernelError> {
+            Ok((n.ds(b)?.state().q()[0], n.ds(c)?.state().q()[0], n.interaction(contact)?.lambda(2).to_vec()))
+        })?;
+        let mode = sim.friction_mode(contact)?;
+        // Analytic positions: together, x = k t³ / (6 (m_b + m_c)); after t_s the block at
+        // μ g, the cart at (k t − μ m_b g)/m_c.
+        let x_s = k * ts.powi(3) / (6.0 * (mb + mc));
+        let v_s = k * ts * ts / (2.0 * (mb + mc));
+        let (xb_a, xc_a) = if t <= ts {
+            (k * t.powi(3) / (6.0 * (mb + mc)), k * t.powi(3) / (6.0 * (mb + mc)))
+        } else {
+            let d = t - ts;
+            let b_pos = x_s + v_s * d + 0.5 * MU * G * d * d;
+            let a_s = MU * mb * G / mc; // cart acceleration jump: (k t_s − μ m_b g)/m_c at t_s
+            let c_pos = x_s + v_s * d + (k * ts / mc - a_s) * d * d / 2.0 + k * d.powi(3) / (6.0 * mc);
+            (b_pos, c_pos)
+        };
+        worst = worst.max((xb - xb_a).abs()).max((xc - xc_a).abs()).max((lambda[0] - mb * G).abs());
+        if t < events.get(1).copied().unwrap_or(f64::INFINITY) {
+            assert_eq!(mode, FrictionMode::Sticking, "t = {t}");
+            worst = worst.max((lambda[1] - mb * k * t / (mb + mc)).abs());
+        } else {
+            // The block lags behind the cart: it slides along −x relative to it.
+            assert_eq!(mode, FrictionMode::Sliding { direction: [-1.0, 0.0] }, "t = {t}");
+            worst = worst.max((lambda[1] - MU * mb * G).abs());
+        }
+    }
+    println!("events {events:?}, analytic slip {ts}; worst deviation {worst:.1e}");
+    assert_eq!(events.len(), 2, "{events:?}");
+    assert!((events[1] - ts).abs() <= 1e-8 * ts, "slip at {}, analytic {ts}", events[1]);
+    assert!(worst <= 1e-9, "{worst:e}");
+    Ok(())
+}
