@@ -52,6 +52,24 @@ fn the_block_slips_when_the_slope_reaches_the_friction_angle() {
     assert!(last[3] > 0.1, "it slides: {last:?}");
 }
 
+/// On a slope already steeper than the friction angle (`θ₀ = 0.6 > atan 0.5`) the block starts
+/// sliding at `t = 0`: the event at `t₀` finds the sticking force outside the cone and sets the
+/// sliding mode down the slope; then the analytic motion with `t_s = 0`.
+#[test]
+fn the_block_on_a_steep_slope_slides_from_the_start() {
+    let model = SlopeBlockEd { theta0: 0.6, ..SlopeBlockEd::default() };
+    let run = model.simulate().expect("the model runs");
+    assert_eq!(run.events.len(), 1, "{:?}", run.events);
+    assert!(run.modes.iter().all(|m| *m == FrictionMode::Sliding { direction: [1.0, 0.0] }), "{:?}", run.modes);
+    let mut worst = 0.0f64;
+    for r in run.rows.iter_rows() {
+        let (x, v) = model.analytic(r[0]);
+        worst = worst.max((r[1] - x).abs()).max((r[3] - v).abs());
+    }
+    println!("steep slope: worst |x − x_a|, |ẋ − ẋ_a| = {worst:.1e}");
+    assert!(worst <= 1e-9, "{worst:e}");
+}
+
 /// The sphere slides with `slip = v0 − 7/2 μ g t`, sticks at `t* = 2 v0 / (7 μ g)` (event to
 /// 1e-8 relative) and then rolls: contact point at rest, speed `5 v0 / 7`, quaternion unit, on
 /// the plane.

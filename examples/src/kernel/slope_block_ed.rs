@@ -73,9 +73,10 @@ impl SlopeBlockEd {
         self.theta0 + self.omega * t
     }
 
-    /// The analytic slip time `t_s = (atan μ − θ₀)/ω`.
+    /// The analytic slip time `t_s = (atan μ − θ₀)/ω` (0 when the slope is already steeper than
+    /// the friction angle).
     pub fn slip_time(&self) -> f64 {
-        (self.mu.atan() - self.theta0) / self.omega
+        ((self.mu.atan() - self.theta0) / self.omega).max(0.0)
     }
 
     /// The analytic `(x, ẋ)` at `t` (module documentation; at rest before `t_s`).
