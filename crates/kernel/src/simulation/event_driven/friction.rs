@@ -22,7 +22,11 @@
 //! set from the velocities, then each sticking contact whose acceleration problem needs a
 //! tangential force on the cone's boundary (`μ λ_N − ‖λ_T‖ ≤ TOL_ED`) starts sliding along
 //! `d = −λ_T/‖λ_T‖` (the direction of the stick force it can no longer hold) and the problem is
-//! solved again, until no mode changes.
+//! solved again, until no mode changes. At a stick → slip root the force is on the cone's
+//! boundary, where this `d` solves the acceleration-level Coulomb problem (with `ü_T = 0`); a
+//! contact that starts strictly outside the cone (at `t₀`) takes the same `d`, exact in 2D and
+//! for an isotropic tangential block `W_TT`, an approximation of the 3D slip direction
+//! otherwise.
 //!
 //! **Acceleration level**, on `I_2` with the modes fixed (between events, at every evaluation
 //! of the right-hand side): unknowns `λ_N` of every contact and `λ_T` of the sticking ones;
