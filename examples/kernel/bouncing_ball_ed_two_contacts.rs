@@ -5,8 +5,9 @@
 //! ```
 //!
 //! Without `--output` it prints the impacts. `--output FILE` writes the rows `t x v_x p1_x p2_x
-//! lambda1_floor lambda2_floor lambda1_ceiling lambda2_ceiling` (a pre-impact row before each
-//! impact row) after that header line; `--siconos` leaves the header out.
+//! lambda1_floor lambda2_floor lambda1_ceiling lambda2_ceiling a_x y_ddot_floor y_ddot_ceiling`
+//! (a pre-impact row before each impact row) after that header line; `--siconos` leaves the
+//! header out.
 
 use clap::Parser;
 use nonsmooth_examples::cli::kernel::BouncingBallEdTwoContactsArgs;

@@ -5,8 +5,9 @@
 //! ```
 //!
 //! Without `--output` it prints the nonsmooth events. `--output FILE` writes the rows `t x z v_x
-//! v_z y lambda1 lambda2 size_I1 size_I2` (tension `T = 2 l λ(2)`) after that header line;
-//! `--siconos` leaves the header out.
+//! v_z y lambda1 lambda2 size_I1 size_I2 a_x a_z y_ddot` (tension `T = 2 l λ(2)`; accelerations
+//! and `ÿ` as the simulation stores them) after that header line; `--siconos` leaves the header
+//! out.
 
 use clap::Parser;
 use nonsmooth_examples::cli::kernel::PendulumEdArgs;

@@ -41,6 +41,7 @@ fn commands() -> Vec<clap::Command> {
         NonlinearSwitchArgs::command(),
         PendulumEdArgs::command(),
         SlopeBlockEdArgs::command(),
+        LinearOscillatorEdArgs::command(),
         SimpleExampleRelayArgs::command(),
         SliderCrankArgs::command(),
         TwoBouncingBallsGlobalArgs::command(),

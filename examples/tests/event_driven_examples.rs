@@ -94,6 +94,13 @@ fn two_contacts_alternate_at_the_analytic_times_with_energy_loss_e_squared() {
     }
     println!("max energy change over a flight step: {drift:e}");
     assert!(drift <= 1e-11, "{drift:e}");
+    // Acceleration level as the simulation stores it: free flight between the walls, so
+    // ẍ = −g, ÿ_floor = ẍ and ÿ_ceiling = −ẍ on every row, no contact force.
+    for r in rows.iter_rows() {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert_eq!(bits(&r[9..12]), bits(&[-GRAVITY, -GRAVITY, GRAVITY]), "{r:?}");
+        assert_eq!(bits(&[r[4], r[6], r[8]]), bits(&[0.0; 3]), "{r:?}");
+    }
 }
 
 #[test]
@@ -136,6 +143,7 @@ fn with_e_positive_the_ball_rests_at_the_accumulation_time_under_its_weight() {
             assert!((rest - 8.578947785488516).abs() <= 1e-12, "{rest} vs Siconos 8.578947785488516");
         }
         assert!(run.impacts > 20);
+        assert!(run.zeno.is_none(), "the I_2 switch caught the accumulation: {:?}", run.zeno);
         // The first impacts follow the geometric series of flight times 2 eᵏ v₁ / g = 2 eᵏ t₁.
         let t1 = (2.0 / GRAVITY).sqrt();
         let mut expected = t1;
@@ -163,6 +171,8 @@ fn with_e_positive_the_ball_rests_at_the_accumulation_time_under_its_weight() {
 
 /// Checks every row with the string in `I_2`: `|y| ≤ 1e-10` and `λ(2)` equal to the analytic
 /// tension over `2l` at the row's state to 1e-8. Returns the worst of both and the row count.
+/// Also checks the acceleration level the simulation stores on every row (see
+/// [`check_accelerations`]).
 fn check_taut_rows(model: &PendulumEd, rows: &Trajectory) -> (f64, f64, usize) {
     let (mut worst_y, mut worst_l, mut n) = (0.0f64, 0.0f64, 0);
     for r in rows.iter_rows().filter(|r| r[9] > 0.5) {
@@ -173,7 +183,32 @@ fn check_taut_rows(model: &PendulumEd, rows: &Trajectory) -> (f64, f64, usize) {
     }
     assert!(worst_y <= 1e-10, "|y| = {worst_y:e}");
     assert!(worst_l <= 1e-8, "|λ(2) − λ_analytic| = {worst_l:e}");
+    check_accelerations(model, rows);
     (worst_y, worst_l, n)
+}
+
+/// The acceleration columns against Newton's law with the recorded force: `m q̈ = (0, −m g) +
+/// Gᵀ λ(2)` with `Gᵀ λ = −2 λ q` (taut rows; `λ(2) = 0` on slack rows) to 1e-12, and
+/// `ÿ = G q̈ + Ġ v = −2 q·q̈ − 2 |v|²`, which is 0 (to 1e-10) while the string is taut.
+/// Returns the worst differences `(q̈, ÿ, |ÿ| on taut rows)`.
+fn check_accelerations(model: &PendulumEd, rows: &Trajectory) -> (f64, f64, f64) {
+    let (mut worst_a, mut worst_yddot, mut taut) = (0.0f64, 0.0f64, 0.0f64);
+    let m = model.mass;
+    for r in rows.iter_rows() {
+        let (x, z, vx, vz, lambda2) = (r[1], r[2], r[3], r[4], r[7]);
+        let (ax, az, yddot) = (r[10], r[11], r[12]);
+        let expected = [-2.0 * lambda2 * x / m, -GRAVITY - 2.0 * lambda2 * z / m];
+        worst_a = worst_a.max((ax - expected[0]).abs()).max((az - expected[1]).abs());
+        let expected_yddot = -2.0 * (x * ax + z * az) - 2.0 * (vx * vx + vz * vz);
+        worst_yddot = worst_yddot.max((yddot - expected_yddot).abs());
+        if r[9] > 0.5 {
+            taut = taut.max(yddot.abs());
+        }
+    }
+    assert!(worst_a <= 1e-12, "|q̈ − M⁻¹(F + Gᵀλ)| = {worst_a:e}");
+    assert!(worst_yddot <= 1e-12, "|ÿ − (G q̈ + Ġ v)| = {worst_yddot:e}");
+    assert!(taut <= 1e-10, "|ÿ| on taut rows = {taut:e}");
+    (worst_a, worst_yddot, taut)
 }
 
 #[test]
@@ -245,4 +280,9 @@ fn pendulum_on_a_string_tightens_swings_and_goes_slack_at_the_analytic_angle() {
     assert!((phi - phi_release).abs() <= 1e-7, "{phi} vs {phi_release}");
     let (wy, wl, n) = check_taut_rows(&model, &run.rows);
     println!("{n} taut rows: max |y| = {wy:e}, max |λ(2) − m(v² − g z)/2l²| = {wl:e}");
+    let (wa, wydd, taut) = check_accelerations(&model, &run.rows);
+    println!("accelerations: max |q̈ − M⁻¹(F + Gᵀλ)| = {wa:e}, |ÿ − G q̈ − Ġ v| = {wydd:e}, taut |ÿ| = {taut:e}");
+    // Slack rows (in flight inside the circle): free fall.
+    let free_fall = |r: &[f64]| r[10].to_bits() == 0.0f64.to_bits() && r[11].to_bits() == (-GRAVITY).to_bits();
+    assert!(run.rows.iter_rows().filter(|r| r[9] < 0.5).all(free_fall));
 }

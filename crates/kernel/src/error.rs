@@ -263,6 +263,9 @@ pub enum OdeFailureReason {
     MaxSteps,
     /// `f` returned a NaN or an infinity at an accepted state, or on every step-size reduction.
     NonFiniteDerivative,
+    /// The iteration matrix `P = I − h·l₀·J` of a stiff (BDF) integrator stayed singular
+    /// through every step-size reduction.
+    SingularIterationMatrix,
 }
 
 impl std::fmt::Display for OdeFailureReason {
@@ -271,6 +274,7 @@ impl std::fmt::Display for OdeFailureReason {
             Self::StepSizeUnderflow => "step size underflow",
             Self::MaxSteps => "maximum number of steps reached",
             Self::NonFiniteDerivative => "the right-hand side is not finite",
+            Self::SingularIterationMatrix => "the iteration matrix I - h l0 J is singular",
         })
     }
 }

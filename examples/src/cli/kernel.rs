@@ -93,7 +93,8 @@ pub struct BouncingBallEdRestingArgs {
 ///
 /// Without --output it prints each impact (time, wall, velocity after). With --output FILE it
 /// writes one row per event, t, x, v_x, p1_x, p2_x, then lambda1 and lambda2 of the floor and
-/// of the ceiling, a pre-impact row before each impact row.
+/// of the ceiling, then a_x, y_ddot_floor, y_ddot_ceiling (the acceleration and the gaps'
+/// second derivatives as the simulation stores them), a pre-impact row before each impact row.
 #[derive(Clone, Debug, PartialEq, Parser)]
 #[command(name = "bouncing_ball_ed_two_contacts", verbatim_doc_comment)]
 pub struct BouncingBallEdTwoContactsArgs {
@@ -393,6 +394,26 @@ pub struct NonlinearSwitchArgs {
     pub output: TrajectoryOutput,
 }
 
+/// Siconos' LinearOscillatorED: a light ball on two stiff springs dropped on the ground.
+///
+/// The system: q = (x, y, angle), m = 1e-3, M = diag(m, m, 3/5 m R²) with R = 0.1,
+/// K = diag(100, 100, 0), weight −m g along x, q0 = (1, 0.001, 0) at rest; the ground contact
+/// y = x ≥ 0 with e = 0.9; T = 8.5. The scheme: event-driven, the flights integrated by our
+/// port of LSODAR at Siconos' tolerances, switching between Adams and BDF as DLSODAR does,
+/// impacts at velocity level, resting contact at acceleration level, outputs every h = 0.005.
+///
+/// Without --output it prints the numbers of rows and impacts and the integration counters
+/// (steps, Jacobians, method switches). With --output FILE it writes one row per event, t, x,
+/// v_x, p1_x, p2_x, lambda1, lambda2, y, v_y, with a pre-impact row before each impact row:
+/// the rows of Siconos' LinearOscillatorED.ref.
+#[derive(Clone, Debug, PartialEq, Parser)]
+#[command(name = "linear_oscillator_ed", verbatim_doc_comment)]
+pub struct LinearOscillatorEdArgs {
+    /// The trajectory file (`--output FILE`, `--siconos`).
+    #[command(flatten)]
+    pub output: TrajectoryOutput,
+}
+
 /// A point mass on a unilateral string (a pendulum whose string can go slack), event-driven.
 ///
 /// The system: q = (x, z), mass 1, the string of length 1 a LagrangianScleronomousR
@@ -402,7 +423,9 @@ pub struct NonlinearSwitchArgs {
 /// level), outputs every h = 0.005, T = 2.
 ///
 /// Without --output it prints the nonsmooth events. With --output FILE it writes one row per
-/// event, t, x, z, v_x, v_z, y, lambda1, lambda2 (tension 2 l λ(2)), size_I1, size_I2.
+/// event, t, x, z, v_x, v_z, y, lambda1, lambda2 (tension 2 l λ(2)), size_I1, size_I2, a_x,
+/// a_z, y_ddot (the acceleration and the constraint's second derivative as the simulation stores
+/// them).
 #[derive(Clone, Debug, PartialEq, Parser)]
 #[command(name = "pendulum_ed", verbatim_doc_comment)]
 pub struct PendulumEdArgs {

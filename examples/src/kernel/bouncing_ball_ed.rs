@@ -107,11 +107,12 @@ pub fn run(mut sim: EventDriven, ball: DsId, contact: InteractionId) -> Result<T
         sim.advance_to_event()?;
         let nonsmooth = sim.next_event_is_nonsmooth();
         let Some(report) = sim.process_events()? else { break };
-        let (q, v, p1, p2, l1, l2) = sim.with_nsds(|nsds| -> Result<_, KernelError> {
+        let (q, v) = sim.with_nsds(|nsds| -> Result<_, KernelError> {
             let s = nsds.ds(ball)?.state();
-            let i = nsds.interaction(contact)?;
-            Ok((s.q()[0], s.v()[0], s.p(1)[0], s.p(2)[0], i.lambda(1)[0], i.lambda(2)[0]))
+            Ok((s.q()[0], s.v()[0]))
         })?;
+        let (p1, p2) = (sim.reaction(ball, 1)?[0], sim.reaction(ball, 2)?[0]);
+        let (l1, l2) = (sim.multiplier(contact, 1)?[0], sim.multiplier(contact, 2)?[0]);
         if nonsmooth && report.impact {
             let (pq, pv) = sim.pre_impact_state(ball)?;
             out.push(&[report.time, pq[0], pv[0], p1, p2, 0.0, 0.0]);

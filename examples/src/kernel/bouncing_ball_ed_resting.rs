@@ -11,7 +11,7 @@
 //! `t*`; 8.2e-8 s before `t*` for `e = 0.5`.
 
 use nonsmooth::kernel::KernelError;
-use nonsmooth::kernel::simulation::Trajectory;
+use nonsmooth::kernel::simulation::{Trajectory, ZenoAccumulation};
 
 use super::bouncing_ball_ed::{BouncingBallEd, GRAVITY};
 
@@ -50,6 +50,9 @@ pub struct RestingRun {
     pub impacts: usize,
     /// Time of the first event after which the contact is in `I_2` (rest), if any.
     pub rest_time: Option<f64>,
+    /// The accumulation of impacts the simulation's Zeno detector reported, if any (none when
+    /// the `I_2` switch catches the accumulation, as at the default `TOL_ED`).
+    pub zeno: Option<ZenoAccumulation>,
 }
 
 impl BouncingBallEdResting {
@@ -78,26 +81,26 @@ impl BouncingBallEdResting {
             if resting && rest_time.is_none() {
                 rest_time = Some(report.time);
             }
-            let row = sim.with_nsds(|nsds| -> Result<[f64; 8], KernelError> {
+            let (q, v) = sim.with_nsds(|nsds| -> Result<_, KernelError> {
                 let s = nsds.ds(ball)?.state();
-                let i = nsds.interaction(contact)?;
-                Ok([
-                    report.time,
-                    s.q()[0],
-                    s.v()[0],
-                    s.p(1)[0],
-                    s.p(2)[0],
-                    i.lambda(1)[0],
-                    i.lambda(2)[0],
-                    report.index_sets.1 as f64,
-                ])
+                Ok((s.q()[0], s.v()[0]))
             })?;
+            let row = [
+                report.time,
+                q,
+                v,
+                sim.reaction(ball, 1)?[0],
+                sim.reaction(ball, 2)?[0],
+                sim.multiplier(contact, 1)?[0],
+                sim.multiplier(contact, 2)?[0],
+                report.index_sets.1 as f64,
+            ];
             if report.impact {
                 let (pq, pv) = sim.pre_impact_state(ball)?;
                 rows.push(&[report.time, pq[0], pv[0], row[3], row[4], 0.0, 0.0, 0.0]);
             }
             rows.push(&row);
         }
-        Ok(RestingRun { rows, impacts: sim.impacts(), rest_time })
+        Ok(RestingRun { rows, impacts: sim.impacts(), rest_time, zeno: sim.zeno() })
     }
 }

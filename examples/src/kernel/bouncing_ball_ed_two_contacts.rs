@@ -12,14 +12,28 @@
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, OdeOptions, RestartingOde, TimeDiscretisation, Trajectory,
+    EventDriven, EventDrivenOptions, OdeOptions, RestartingOde, SmoothIntegrator, TimeDiscretisation, Trajectory,
 };
 
 /// Names of the columns of [`BouncingBallEdTwoContacts::simulate`]'s rows (header of the example's
 /// `--output` file): time, height `x`, velocity `ẋ`, impulse `p(1)` and force `p(2)` on `x`, then
-/// the multipliers `λ(1)` (impulse) and `λ(2)` (force) of the floor and of the ceiling.
-pub const COLUMN_NAMES: [&str; 9] =
-    ["t", "x", "v_x", "p1_x", "p2_x", "lambda1_floor", "lambda2_floor", "lambda1_ceiling", "lambda2_ceiling"];
+/// the multipliers `λ(1)` (impulse) and `λ(2)` (force) of the floor and of the ceiling, then the
+/// acceleration `ẍ` and the second derivatives `ÿ` of both gaps (as the simulation stores them:
+/// [`EventDriven::acceleration`], [`EventDriven::output`]).
+pub const COLUMN_NAMES: [&str; 12] = [
+    "t",
+    "x",
+    "v_x",
+    "p1_x",
+    "p2_x",
+    "lambda1_floor",
+    "lambda2_floor",
+    "lambda1_ceiling",
+    "lambda2_ceiling",
+    "a_x",
+    "y_ddot_floor",
+    "y_ddot_ceiling",
+];
 
 /// Gravity.
 pub const GRAVITY: f64 = 9.81;
@@ -61,6 +75,19 @@ impl BouncingBallEdTwoContacts {
     /// # Errors
     /// Kernel errors (e.g. an initial position outside `[0, H]`).
     pub fn build(&self) -> Result<TwoContactsSimulation, KernelError> {
+        let options = OdeOptions::default().with_rtol(1e-14).with_atol(1e-14);
+        self.build_with(RestartingOde::new(options)?)
+    }
+
+    /// The simulation with the given smooth integrator (e.g. `LsodarSmooth::siconos()`, as
+    /// Siconos' `LsodarOSI`).
+    ///
+    /// # Errors
+    /// Kernel errors (e.g. an initial position outside `[0, H]`).
+    pub fn build_with(
+        &self,
+        integrator: impl SmoothIntegrator + 'static,
+    ) -> Result<TwoContactsSimulation, KernelError> {
         let m = self.mass;
         let ball = LagrangianLinearTids::new(vec![self.x0], vec![self.v0], faer::mat![[m]])?
             .with_external_force(vec![-m * GRAVITY])?;
@@ -70,50 +97,67 @@ impl BouncingBallEdTwoContacts {
         let floor = nsds.link(LagrangianLinearTir::new(faer::mat![[1.0]])?, law, &[ball])?;
         let ceiling =
             nsds.link(LagrangianLinearTir::new(faer::mat![[-1.0]])?.with_offset(vec![self.ceiling])?, law, &[ball])?;
-        let options = OdeOptions::default().with_rtol(1e-14).with_atol(1e-14);
         let sim = EventDriven::new(
             nsds,
             TimeDiscretisation::new(0.0, self.h, self.t_end)?,
-            RestartingOde::new(options)?,
+            integrator,
             EventDrivenOptions::default(),
         )?;
         Ok((sim, ball, floor, ceiling))
     }
 
     /// Runs the simulation and returns one row per processed event (no row for `t0`):
-    /// `t, x, ẋ, p(1), p(2), λ_floor(1), λ_floor(2), λ_ceiling(1), λ_ceiling(2)`. Before each
-    /// impact row comes a pre-impact row with the same time (the state just before the
-    /// impact, the impulse `p(1)`, multipliers 0), as in `bouncing_ball_ed`.
+    /// `t, x, ẋ, p(1), p(2), λ_floor(1), λ_floor(2), λ_ceiling(1), λ_ceiling(2), ẍ, ÿ_floor,
+    /// ÿ_ceiling`. Before each impact row comes a pre-impact row with the same time (the state
+    /// just before the impact, the impulse `p(1)`, multipliers 0, the acceleration and `ÿ`
+    /// after the event), as in `bouncing_ball_ed`.
     ///
     /// # Errors
     /// Kernel errors.
     pub fn simulate(&self) -> Result<Trajectory, KernelError> {
-        let (mut sim, ball, floor, ceiling) = self.build()?;
-        let mut out = Trajectory::new(9);
-        while sim.has_next_event() {
-            sim.advance_to_event()?;
-            let Some(report) = sim.process_events()? else { break };
-            let row = sim.with_nsds(|nsds| -> Result<[f64; 9], KernelError> {
-                let s = nsds.ds(ball)?.state();
-                let (f, c) = (nsds.interaction(floor)?, nsds.interaction(ceiling)?);
-                Ok([
-                    report.time,
-                    s.q()[0],
-                    s.v()[0],
-                    s.p(1)[0],
-                    s.p(2)[0],
-                    f.lambda(1)[0],
-                    f.lambda(2)[0],
-                    c.lambda(1)[0],
-                    c.lambda(2)[0],
-                ])
-            })?;
-            if report.impact {
-                let (pq, pv) = sim.pre_impact_state(ball)?;
-                out.push(&[report.time, pq[0], pv[0], row[3], row[4], 0.0, 0.0, 0.0, 0.0]);
-            }
-            out.push(&row);
-        }
-        Ok(out)
+        let (sim, ball, floor, ceiling) = self.build()?;
+        run(sim, ball, floor, ceiling)
     }
+}
+
+/// Steps `sim` (built by [`BouncingBallEdTwoContacts::build_with`]) to the end, writing the rows
+/// of [`BouncingBallEdTwoContacts::simulate`].
+///
+/// # Errors
+/// Kernel errors.
+pub fn run(
+    mut sim: EventDriven,
+    ball: DsId,
+    floor: InteractionId,
+    ceiling: InteractionId,
+) -> Result<Trajectory, KernelError> {
+    let mut out = Trajectory::new(COLUMN_NAMES.len());
+    while sim.has_next_event() {
+        sim.advance_to_event()?;
+        let Some(report) = sim.process_events()? else { break };
+        let (q, v) = sim.with_nsds(|nsds| -> Result<_, KernelError> {
+            let s = nsds.ds(ball)?.state();
+            Ok((s.q()[0], s.v()[0]))
+        })?;
+        let row = [
+            report.time,
+            q,
+            v,
+            sim.reaction(ball, 1)?[0],
+            sim.reaction(ball, 2)?[0],
+            sim.multiplier(floor, 1)?[0],
+            sim.multiplier(floor, 2)?[0],
+            sim.multiplier(ceiling, 1)?[0],
+            sim.multiplier(ceiling, 2)?[0],
+            sim.acceleration(ball)?[0],
+            sim.output(floor, 2)?[0],
+            sim.output(ceiling, 2)?[0],
+        ];
+        if report.impact {
+            let (pq, pv) = sim.pre_impact_state(ball)?;
+            out.push(&[report.time, pq[0], pv[0], row[3], row[4], 0.0, 0.0, 0.0, 0.0, row[9], row[10], row[11]]);
+        }
+        out.push(&row);
+    }
+    Ok(out)
 }

@@ -12,6 +12,7 @@ pub mod circuit_rlcd_theta_gamma;
 pub mod column_of_beads;
 pub mod diode_bridge;
 pub mod double_pendulum;
+pub mod linear_oscillator_ed;
 pub mod mixed_integrators;
 pub mod nonlinear_switch;
 pub mod pendulum_ed;

@@ -26,13 +26,17 @@ use nonsmooth::kernel::model::{
     DsId, InteractionId, LagrangianLinearTids, LagrangianScleronomousR, NonsmoothLaw, Nsds,
 };
 use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, EventKind, OdeOptions, RestartingOde, TimeDiscretisation, Trajectory,
+    EventDriven, EventDrivenOptions, EventKind, OdeOptions, RestartingOde, SmoothIntegrator, TimeDiscretisation,
+    Trajectory,
 };
 
 /// Names of the columns of [`PendulumRun::rows`] (header of the example's `--output` file): time,
 /// position `(x, z)`, velocity `(ẋ, ż)`, constraint `y = l² − |q|²`, multipliers `λ(1)`
-/// (impulse) and `λ(2)` (force; tension `2 l λ(2)`), sizes of index sets 1 and 2.
-pub const COLUMN_NAMES: [&str; 10] = ["t", "x", "z", "v_x", "v_z", "y", "lambda1", "lambda2", "size_I1", "size_I2"];
+/// (impulse) and `λ(2)` (force; tension `2 l λ(2)`), sizes of index sets 1 and 2, then the
+/// acceleration `(ẍ, z̈)` and the constraint's second derivative `ÿ` (as the simulation stores
+/// them: [`EventDriven::acceleration`], [`EventDriven::output`]).
+pub const COLUMN_NAMES: [&str; 13] =
+    ["t", "x", "z", "v_x", "v_z", "y", "lambda1", "lambda2", "size_I1", "size_I2", "a_x", "a_z", "y_ddot"];
 
 /// Gravity.
 pub const GRAVITY: f64 = 9.81;
@@ -68,8 +72,8 @@ impl Default for PendulumEd {
 /// The rows and the events of a run.
 #[derive(Clone, Debug)]
 pub struct PendulumRun {
-    /// One row per processed event: `t, x, z, ẋ, ż, y, λ(1), λ(2), |I_1|, |I_2|` (the row of an
-    /// impact holds the post-impact state).
+    /// One row per processed event: `t, x, z, ẋ, ż, y, λ(1), λ(2), |I_1|, |I_2|, ẍ, z̈, ÿ` (the
+    /// row of an impact holds the post-impact state).
     pub rows: Trajectory,
     /// The nonsmooth events: `(t, impact, |I_1|, |I_2|)`.
     pub events: Vec<(f64, bool, usize, usize)>,
@@ -82,6 +86,19 @@ impl PendulumEd {
     /// # Errors
     /// Kernel errors (e.g. an initial position outside the circle).
     pub fn build(&self) -> Result<(EventDriven, DsId, InteractionId), KernelError> {
+        let options = OdeOptions::default().with_rtol(1e-14).with_atol(1e-14);
+        self.build_with(RestartingOde::new(options)?)
+    }
+
+    /// The simulation with the given smooth integrator (e.g. `LsodarSmooth::siconos()`, as
+    /// Siconos' `LsodarOSI`), its mass and its string.
+    ///
+    /// # Errors
+    /// Kernel errors (e.g. an initial position outside the circle).
+    pub fn build_with(
+        &self,
+        integrator: impl SmoothIntegrator + 'static,
+    ) -> Result<(EventDriven, DsId, InteractionId), KernelError> {
         let (m, l) = (self.mass, self.length);
         let body = LagrangianLinearTids::new(self.q0.to_vec(), self.v0.to_vec(), faer::mat![[m, 0.0], [0.0, m]])?
             .with_external_force(vec![0.0, -m * GRAVITY])?;
@@ -97,11 +114,10 @@ impl PendulumEd {
         let mut nsds = Nsds::new();
         let body = nsds.add_ds(body);
         let string = nsds.link(string, NonsmoothLaw::newton_impact(self.restitution)?, &[body])?;
-        let options = OdeOptions::default().with_rtol(1e-14).with_atol(1e-14);
         let sim = EventDriven::new(
             nsds,
             TimeDiscretisation::new(0.0, self.h, self.t_end)?,
-            RestartingOde::new(options)?,
+            integrator,
             EventDrivenOptions::default(),
         )?;
         Ok((sim, body, string))
@@ -119,34 +135,46 @@ impl PendulumEd {
     /// # Errors
     /// Kernel errors.
     pub fn simulate(&self) -> Result<PendulumRun, KernelError> {
-        let (mut sim, body, string) = self.build()?;
-        let mut rows = Trajectory::new(10);
-        let mut events = Vec::new();
-        while sim.has_next_event() {
-            sim.advance_to_event()?;
-            let Some(report) = sim.process_events()? else { break };
-            let (i1, i2) = report.index_sets;
-            if report.kind == EventKind::Nonsmooth {
-                events.push((report.time, report.impact, i1, i2));
-            }
-            let row = sim.with_nsds(|nsds| -> Result<[f64; 10], KernelError> {
-                let s = nsds.ds(body)?.state();
-                let i = nsds.interaction(string)?;
-                Ok([
-                    report.time,
-                    s.q()[0],
-                    s.q()[1],
-                    s.v()[0],
-                    s.v()[1],
-                    i.y(0)[0],
-                    i.lambda(1)[0],
-                    i.lambda(2)[0],
-                    i1 as f64,
-                    i2 as f64,
-                ])
-            })?;
-            rows.push(&row);
-        }
-        Ok(PendulumRun { rows, events })
+        let (sim, body, string) = self.build()?;
+        run(sim, body, string)
     }
+}
+
+/// Steps `sim` (built by [`PendulumEd::build_with`]) to the end, writing the rows of
+/// [`PendulumEd::simulate`].
+///
+/// # Errors
+/// Kernel errors.
+pub fn run(mut sim: EventDriven, body: DsId, string: InteractionId) -> Result<PendulumRun, KernelError> {
+    let mut rows = Trajectory::new(COLUMN_NAMES.len());
+    let mut events = Vec::new();
+    while sim.has_next_event() {
+        sim.advance_to_event()?;
+        let Some(report) = sim.process_events()? else { break };
+        let (i1, i2) = report.index_sets;
+        if report.kind == EventKind::Nonsmooth {
+            events.push((report.time, report.impact, i1, i2));
+        }
+        let (q, v) = sim.with_nsds(|nsds| -> Result<_, KernelError> {
+            let s = nsds.ds(body)?.state();
+            Ok(([s.q()[0], s.q()[1]], [s.v()[0], s.v()[1]]))
+        })?;
+        let a = sim.acceleration(body)?;
+        rows.push(&[
+            report.time,
+            q[0],
+            q[1],
+            v[0],
+            v[1],
+            sim.output(string, 0)?[0],
+            sim.multiplier(string, 1)?[0],
+            sim.multiplier(string, 2)?[0],
+            i1 as f64,
+            i2 as f64,
+            a[0],
+            a[1],
+            sim.output(string, 2)?[0],
+        ]);
+    }
+    Ok(PendulumRun { rows, events })
 }

@@ -34,11 +34,50 @@
 //! impact problem is the frictional contact problem at velocity level and the acceleration
 //! problem a mode-dependent mixed problem, with friction root functions; [`friction`] states
 //! the problem solved at each level.
+//!
+//! Acceleration level. After each integration (at the point reached) and after each nonsmooth
+//! event, the simulation evaluates the right-hand side of the smooth dynamics once more at the
+//! current state, as Siconos' `LsodarOSI` does when it stores `q̈` in the systems (its
+//! `LagrangianDS::computeRhs`): the accelerations
+//! `q̈ = M(q)⁻¹ (F(t, q, v) + Σ_{α ∈ I_2} G_αᵀ λ_α[2])` ([`EventDriven::acceleration`]) and the
+//! outputs `ÿ_α = G_α q̈ + Ġ_α v (+ ∂²h/∂t² + 2 ∂G/∂t · v)` of every interaction
+//! ([`EventDriven::output`] at level 2; on `I_2` this is the `w` of the acceleration problem). The
+//! multipliers `λ[1]`, `λ[2]` and the inputs `p[1]`, `p[2]` are those the impact and
+//! acceleration problems stored ([`EventDriven::multiplier`], [`EventDriven::reaction`]).
+//! For a Newton–Euler body `q̈` is the time derivative of the twist, `v̇` (6 components, the
+//! coordinates of `G`), not the second derivative of the 7 coordinates of `q`. With friction,
+//! `λ[2]` of a contact holds all its rows (`λ_N`, then `λ_T`: the sticking force, or
+//! `−μ λ_N d` while sliding), so that `q̈` includes the tangential forces and `ÿ` is the
+//! contact's whole local acceleration `(ü_N, ü_T)`.
+//!
+//! Zeno (accumulation of impacts). A contact whose impacts accumulate at a finite time
+//! `t∞ = Σ Δ_k` (a ball with `0 < e < 1`: `Δ_{k+1} = e Δ_k`; Acary and Brogliato 2008, §7.1;
+//! Zhang, Johansson, Lygeros and Sastry 2001, "Zeno hybrid systems") is normally caught by the
+//! `I_2` switch once its gap velocity after an impact falls below `TOL_ED`. When it is not (a
+//! tolerance too small for the integrator's errors), the impacts pile up at the round-off level
+//! of `t` and the scheme would loop. The detector watches, for each contact, its last
+//! `K + 1` impact times (`K` = [`EventDrivenOptions::zeno_impacts`]) and reports a
+//! [`ZenoAccumulation`] when, with `w` = [`EventDrivenOptions::zeno_window`] `· max(1, |t|)`:
+//! the `K` intervals decrease geometrically (each ratio `Δ_{j+1}/Δ_j` below 1 and within a
+//! factor [`EventDrivenOptions::zeno_ratio_spread`] of `r`) and the tail of the series they fit,
+//! `Δ_K r / (1 − r)` with `r = (Δ_K / Δ_1)^{1/(K−1)}`, is below `w` (the estimated limit is then
+//! `t_K + Δ_K r / (1 − r)`); or `N` impacts of the contact fall within a window
+//! `w_s · max(1, |t|)` counted from the first of them (the impacts stalled at the round-off
+//! level without a clean geometric decrease; `N` = [`EventDrivenOptions::zeno_stall_impacts`],
+//! `w_s` = [`EventDrivenOptions::zeno_stall_window`]; the estimated limit is then the time of
+//! the last impact).
+//! Then, by [`EventDrivenOptions::zeno_policy`], the simulation stops there
+//! ([`ZenoPolicy::Stop`]) or the contact is made persistent ([`ZenoPolicy::Rest`]: the impact
+//! of the event is solved with `e = 0` for it, so that it enters `I_2`, and the run continues;
+//! for a frictional contact `e_N = 0` on the normal row of the frictional impact problem, the
+//! tangential restitution unchanged). Impacts are counted on the normal row `ẏ_N < 0`, with or
+//! without friction.
 
 // Index loops mirror the formulas (several arrays indexed together).
 #![allow(clippy::needless_range_loop)]
 
-use std::cell::RefCell;
+use std::cell::{Ref, RefCell};
+use std::collections::VecDeque;
 
 use faer::Mat;
 use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
@@ -122,9 +161,11 @@ impl SmoothIntegrator for RestartingOde {
     }
 }
 
-/// Our port of LSODAR's nonstiff path ([`LsodarIntegrator`]) as the smooth integrator: the
-/// history is kept across grid events and restarted after nonsmooth ones, as Siconos'
-/// `LsodarOSI` does. With [`LsodarSmooth::siconos`] (rtol = 10ε, atol = 100ε) the event-driven
+/// Our port of ODEPACK's DLSODAR ([`LsodarIntegrator`]: Adams–Moulton for nonstiff and BDF for
+/// stiff stretches, with DSTODA's automatic switch between them; Hindmarsh 1983, Petzold 1983)
+/// as the smooth integrator: the Nordsieck history (and the current method) is kept across
+/// grid events and restarted, with Adams, after nonsmooth ones and after the state was moved
+/// (quaternion renormalization), as Siconos' `LsodarOSI` does. With [`LsodarSmooth::siconos`] (rtol = 10ε, atol = 100ε) the event-driven
 /// runs reproduce Siconos 4.4's.
 #[derive(Debug)]
 pub struct LsodarSmooth {
@@ -184,6 +225,37 @@ pub struct EventDrivenOptions {
     /// The solver of the impact problem with 3D Coulomb friction (default: NSGS with the exact
     /// one-contact quartic solver, tolerance 1e-12, at most 10 000 sweeps).
     pub fc3d: Fc3dMethod,
+    /// Zeno detector: the number `K ≥ 2` of consecutive inter-impact intervals of one contact it
+    /// examines (default: 10). See the module documentation.
+    pub zeno_impacts: usize,
+    /// Zeno detector, geometric series: the window `w`, relative to `max(1, |t|)`, below which
+    /// the predicted time left to the accumulation counts as zero (default: `1e-13`, about 450
+    /// units in the last place of `t` near 1: the root finding cannot separate impacts much
+    /// closer than that; it is also below the time left when the `I_2` switch catches a
+    /// bouncing ball at the default `TOL_ED`, `2 TOL_ED / (g (1 − e))` ≈ 9e-13 s for
+    /// `e = 1/2`, so that the detector leaves those runs alone). `0` turns this test off (and
+    /// a `zeno_stall_window` of `0` the other one).
+    pub zeno_window: f64,
+    /// Zeno detector: how far (as a factor `≥ 1`) each ratio `Δ_{j+1}/Δ_j` of the last `K`
+    /// intervals may be from their mean ratio `r` for the series to count as geometric (default:
+    /// 2). It keeps a single collapsed interval (a root found again at once, at the round-off
+    /// level, which happens with LSODAR just before the `I_2` switch catches a resting ball)
+    /// from being taken for an accumulation.
+    pub zeno_ratio_spread: f64,
+    /// Zeno detector, stalled impacts: the number `N` of impacts of one contact within the
+    /// stall window that counts as an accumulation (default: 1000).
+    pub zeno_stall_impacts: usize,
+    /// Zeno detector, stalled impacts: the window, relative to `max(1, |t|)`, that `N` impacts
+    /// of one contact must fall in, counted from the first of them (default: `1e-10`). With
+    /// LSODAR and a `TOL_ED` below its errors, the impacts of a ball near the accumulation go
+    /// on at intervals of a few `1e-14` s without decreasing, so that `N` of them fall in this
+    /// window; a ball whose flights shrink geometrically by `e` until the `I_2` switch catches
+    /// it (post-impact velocity below `TOL_ED`) has about
+    /// `ln(1 + w_s max(1, t) (1 − e) g / (2 TOL_ED)) / ln(1/e)` impacts in it, far fewer than
+    /// `N` for `e ≤ 0.99` at the default `TOL_ED`.
+    pub zeno_stall_window: f64,
+    /// What to do when an accumulation is detected (default: [`ZenoPolicy::Stop`]).
+    pub zeno_policy: ZenoPolicy,
 }
 
 impl Default for EventDrivenOptions {
@@ -195,8 +267,51 @@ impl Default for EventDrivenOptions {
             fc3d: Fc3dMethod::Nsgs(NsgsOptions::default().with_local_solver(NsgsLocalSolver::Quartic))
                 .with_tolerance(1e-12)
                 .with_max_iterations(10_000),
+            zeno_impacts: 10,
+            zeno_window: 1e-13,
+            zeno_ratio_spread: 2.0,
+            zeno_stall_impacts: 1000,
+            zeno_stall_window: 1e-10,
+            zeno_policy: ZenoPolicy::Stop,
         }
     }
+}
+
+/// What an event-driven simulation does when it detects an accumulation of impacts
+/// ([`ZenoAccumulation`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ZenoPolicy {
+    /// The event is processed (its impact solved as usual), reported with
+    /// [`EventReport::zeno`], and the simulation stops: [`EventDriven::has_next_event`] is
+    /// false from then on and [`EventDriven::step`] returns `Ok(None)`.
+    #[default]
+    Stop,
+    /// The impact of the event is solved with restitution `e = 0` for the accumulating contact,
+    /// which then enters `I_2` (persistent contact: the ball rests) and the simulation goes on.
+    /// The contact rests from the detection time on (the time left to the accumulation is
+    /// skipped).
+    Rest,
+}
+
+/// An accumulation of impacts of one contact (a Zeno point), as found by the detector of
+/// [`EventDriven`] (see the module documentation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ZenoAccumulation {
+    /// The time of the event at which it was detected (the last impact).
+    pub time: f64,
+    /// The contact's index ([`InteractionId::index`]).
+    pub interaction: usize,
+    /// The number of consecutive impacts of the contact (since it last left `I_2`, or since
+    /// the start).
+    pub impacts: usize,
+    /// The estimated accumulation time `t∞`: `time + Δ_K r / (1 − r)` for a geometric
+    /// decrease, `time` when the impacts stalled (`N` impacts within the stall window).
+    pub estimated_limit: f64,
+    /// The ratio `r = (Δ_K / Δ_1)^{1/(K−1)}` of the last `K` intervals (close to 1 when the
+    /// impacts stalled).
+    pub ratio: f64,
 }
 
 /// What the last processed event was.
@@ -211,6 +326,9 @@ pub struct EventReport {
     pub impact: bool,
     /// Size of `I_1` and `I_2` after the event.
     pub index_sets: (usize, usize),
+    /// The accumulation of impacts detected at this event, if any (see [`ZenoPolicy`] for
+    /// what follows).
+    pub zeno: Option<ZenoAccumulation>,
 }
 
 /// Per-system data of the event-driven simulation.
@@ -241,6 +359,13 @@ struct Smooth {
     assembly: BlockAssembly,
     /// The friction modes and solvers, for a model with Newton impact friction laws.
     friction: Option<friction::Friction>,
+    /// `q̈` of each system (in the order of `systems`) at the last integration point or event.
+    accelerations: Vec<Vec<f64>>,
+    /// `ÿ` of each interaction slot there (`None` for a rheonomous relation without its
+    /// second time derivative, and for empty slots).
+    y_ddot: Vec<Option<Vec<f64>>>,
+    /// Interaction slots whose next impact is solved with `e = 0` (Zeno, [`ZenoPolicy::Rest`]).
+    inelastic: Vec<bool>,
 }
 
 /// Event-driven simulation (Siconos' `EventDriven`): `advance_to_event`, then
@@ -259,6 +384,22 @@ pub struct EventDriven {
     impacts: usize,
     /// The time and the value of the non-finite state that stopped the simulation.
     stopped: Option<(f64, NonFiniteValue)>,
+    /// The Zeno detector's options and, per interaction slot, the last impact times and the
+    /// number of consecutive impacts.
+    zeno_impacts: usize,
+    zeno_window: f64,
+    zeno_ratio_spread: f64,
+    zeno_policy: ZenoPolicy,
+    impact_times: Vec<VecDeque<f64>>,
+    impact_runs: Vec<usize>,
+    /// Per slot: the time of the first impact of the current stall window and the number of
+    /// impacts since then within it.
+    stalls: Vec<(f64, usize)>,
+    zeno_stall_impacts: usize,
+    zeno_stall_window: f64,
+    /// The last accumulation detected, and whether it stopped the simulation.
+    zeno: Option<ZenoAccumulation>,
+    finished: bool,
 }
 
 impl std::fmt::Debug for EventDriven {
@@ -288,6 +429,27 @@ impl EventDriven {
     ) -> Result<Self, KernelError> {
         if !options.tolerance.is_finite() || options.tolerance <= 0.0 {
             return Err(KernelError::InvalidOption { name: "tolerance", reason: "must be finite and positive" });
+        }
+        if options.zeno_impacts < 2 {
+            return Err(KernelError::InvalidOption { name: "zeno_impacts", reason: "must be at least 2" });
+        }
+        if !options.zeno_ratio_spread.is_finite() || options.zeno_ratio_spread < 1.0 {
+            return Err(KernelError::InvalidOption {
+                name: "zeno_ratio_spread",
+                reason: "must be finite and at least 1",
+            });
+        }
+        if options.zeno_stall_impacts < 2 {
+            return Err(KernelError::InvalidOption { name: "zeno_stall_impacts", reason: "must be at least 2" });
+        }
+        if !options.zeno_stall_window.is_finite() || options.zeno_stall_window < 0.0 {
+            return Err(KernelError::InvalidOption {
+                name: "zeno_stall_window",
+                reason: "must be finite and non-negative",
+            });
+        }
+        if !options.zeno_window.is_finite() || options.zeno_window < 0.0 {
+            return Err(KernelError::InvalidOption { name: "zeno_window", reason: "must be finite and non-negative" });
         }
         let mut systems = Vec::new();
         let mut offset = 0;
@@ -334,8 +496,13 @@ impl EventDriven {
             lcp: options.lcp.build()?,
             assembly: BlockAssembly::default(),
             friction,
+            accelerations: Vec::new(),
+            y_ddot: vec![None; bound],
+            inelastic: vec![false; bound],
         };
+        smooth.accelerations = smooth.systems.iter().map(|(_, d)| vec![0.0; d.n]).collect();
         smooth.update_index_sets(t0)?;
+        smooth.record_accelerations(t0)?;
         let mut events = EventsManager::new(grid);
         if smooth.i1.iter().any(|&b| b) {
             events.schedule_nonsmooth(t0)?;
@@ -349,14 +516,106 @@ impl EventDriven {
             restart: true,
             impacts: 0,
             stopped: None,
+            zeno_impacts: options.zeno_impacts,
+            zeno_window: options.zeno_window,
+            zeno_ratio_spread: options.zeno_ratio_spread,
+            zeno_policy: options.zeno_policy,
+            impact_times: vec![VecDeque::with_capacity(options.zeno_impacts + 1); bound],
+            impact_runs: vec![0; bound],
+            stalls: vec![(0.0, 0); bound],
+            zeno_stall_impacts: options.zeno_stall_impacts,
+            zeno_stall_window: options.zeno_stall_window,
+            zeno: None,
+            finished: false,
         };
         sim.gather_state();
         Ok(sim)
     }
 
-    /// Whether an event remains.
+    /// Whether an event remains (false once an accumulation of impacts stopped the simulation,
+    /// [`ZenoPolicy::Stop`]).
     pub fn has_next_event(&self) -> bool {
-        self.events.has_next_event()
+        !self.finished && self.events.has_next_event()
+    }
+
+    /// The last accumulation of impacts detected ([`ZenoAccumulation`]), if any.
+    pub fn zeno(&self) -> Option<ZenoAccumulation> {
+        self.zeno
+    }
+
+    /// The accelerations `q̈ = M(q)⁻¹ (F(t, q, v) + Σ_{α ∈ I_2} G_αᵀ λ_α[2])` of system `ds` at
+    /// the last integration point or event: the right-hand side of the smooth dynamics there
+    /// (Siconos' `q[2]` of a `LagrangianDS`, stored by `LsodarOSI`'s right-hand side). For a
+    /// Newton–Euler body this is the twist rate `v̇` (6 components); with friction, `λ[2]`
+    /// includes the tangential forces.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`].
+    pub fn acceleration(&self, ds: DsId) -> Result<Ref<'_, [f64]>, KernelError> {
+        let smooth = self.smooth.borrow();
+        let k = smooth.systems.iter().position(|(id, _)| *id == ds).ok_or(KernelError::UnknownDs(ds.index()))?;
+        Ok(Ref::map(smooth, |s| s.accelerations[k].as_slice()))
+    }
+
+    /// The input `p[level]` of system `ds` (Siconos' `p(level)`): `Σ_α G_αᵀ λ_α[1]`, the
+    /// impulse of the last impact (level 1), or `Σ_{α ∈ I_2} G_αᵀ λ_α[2]`, the contact force
+    /// of the last acceleration problem (level 2).
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`]; [`KernelError::InvalidOption`] for a level other than 1
+    /// or 2.
+    pub fn reaction(&self, ds: DsId, level: usize) -> Result<Ref<'_, [f64]>, KernelError> {
+        if !(1..=2).contains(&level) {
+            return Err(KernelError::InvalidOption { name: "level", reason: "the inputs are p[1] and p[2]" });
+        }
+        let smooth = self.smooth.borrow();
+        if !smooth.systems.iter().any(|(id, _)| *id == ds) {
+            return Err(KernelError::UnknownDs(ds.index()));
+        }
+        Ref::filter_map(smooth, |s| s.nsds.ds(ds).ok().map(|d| d.state().p(level)))
+            .map_err(|_| KernelError::UnknownDs(ds.index()))
+    }
+
+    /// The multiplier `λ[level]` of interaction `inter` (Siconos' `lambda(level)`): the impulse
+    /// of the last impact (level 1; zero after the contact opens) or the contact force of the
+    /// last acceleration problem (level 2; zero outside `I_2`).
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownInteraction`]; [`KernelError::InvalidOption`] for a level other
+    /// than 1 or 2.
+    pub fn multiplier(&self, inter: InteractionId, level: usize) -> Result<Ref<'_, [f64]>, KernelError> {
+        if !(1..=2).contains(&level) {
+            return Err(KernelError::InvalidOption { name: "level", reason: "the multipliers are λ[1] and λ[2]" });
+        }
+        Ref::filter_map(self.smooth.borrow(), |s| s.nsds.interaction(inter).ok().map(|i| i.lambda(level)))
+            .map_err(|_| KernelError::UnknownInteraction(inter.index()))
+    }
+
+    /// The output `y[level]` of interaction `inter` at the last integration point or event
+    /// (Siconos' `y(level)`): the gap `y = h(q, t)` (level 0), its velocity
+    /// `ẏ = G v + ∂h/∂t` (level 1, after the impact at an impact event), or its acceleration
+    /// `ÿ = G q̈ + Ġ v + ∂²h/∂t² + 2 ∂G/∂t · v` with `q̈` of [`EventDriven::acceleration`]
+    /// (level 2).
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownInteraction`]; [`KernelError::InvalidOption`] for a level above
+    /// 2; [`KernelError::InvalidModel`] for `ÿ` of a rheonomous relation without its
+    /// `time_second_derivative`.
+    pub fn output(&self, inter: InteractionId, level: usize) -> Result<Ref<'_, [f64]>, KernelError> {
+        if level > 2 {
+            return Err(KernelError::InvalidOption { name: "level", reason: "the outputs are y, ẏ and ÿ" });
+        }
+        let smooth = self.smooth.borrow();
+        smooth.nsds.interaction(inter)?;
+        if level < 2 {
+            return Ok(Ref::map(smooth, |s| s.nsds.interaction_ref(inter).y(level)));
+        }
+        Ref::filter_map(smooth, |s| s.y_ddot.get(inter.index()).and_then(|y| y.as_deref())).map_err(|_| {
+            KernelError::InvalidModel(format!(
+                "interaction {}: ÿ of a rheonomous relation needs its time_second_derivative",
+                inter.index()
+            ))
+        })
     }
 
     /// Whether the next event is nonsmooth (an impact or a change of the active sets).
@@ -463,6 +722,9 @@ impl EventDriven {
         if let Some(error) = self.stopped() {
             return Err(error);
         }
+        if self.finished {
+            return Ok(());
+        }
         let start = self.events.starting_time();
         let result = self.integrate_to_event();
         let reached = *result.as_ref().unwrap_or(&start);
@@ -501,6 +763,7 @@ impl EventDriven {
         if !root && smooth.i2.iter().any(|&b| b) {
             smooth.acceleration_problem(t_out)?;
         }
+        smooth.record_accelerations(t_out)?;
         Ok(t_out)
     }
 
@@ -515,6 +778,9 @@ impl EventDriven {
         if let Some(error) = self.stopped() {
             return Err(error);
         }
+        if self.finished {
+            return Ok(None);
+        }
         let result = self.process_next_event();
         let time = self.events.starting_time();
         self.check_state(result, time)
@@ -525,26 +791,112 @@ impl EventDriven {
         let Some(kind) = self.events.process_events() else { return Ok(None) };
         let t = self.events.starting_time();
         let mut impact = false;
+        let mut zeno = None;
         if kind == EventKind::Nonsmooth {
-            let smooth = self.smooth.get_mut();
-            smooth.normalize_system_positions();
-            smooth.update_index_sets(t)?;
-            let bound = smooth.i1.len();
-            if (0..bound).any(|i| smooth.i1[i] && !smooth.i2[i]) {
+            self.smooth.get_mut().normalize_system_positions();
+            self.smooth.get_mut().update_index_sets(t)?;
+            let bound = self.smooth.get_mut().i1.len();
+            if (0..bound).any(|i| self.smooth.get_mut().i1[i] && !self.smooth.get_mut().i2[i]) {
+                zeno = self.detect_zeno(t);
+                let smooth = self.smooth.get_mut();
+                if let (Some(z), ZenoPolicy::Rest) = (zeno, self.zeno_policy) {
+                    smooth.inelastic[z.interaction] = true;
+                }
                 smooth.save_pre_impact();
-                smooth.impact_problem(t)?;
+                let solved = smooth.impact_problem(t);
+                smooth.inelastic.fill(false);
+                solved?;
                 smooth.update_index_sets(t)?;
                 impact = true;
                 self.impacts += 1;
             }
+            let smooth = self.smooth.get_mut();
             if smooth.i2.iter().any(|&b| b) {
                 smooth.acceleration_problem(t)?;
                 smooth.double_condition(t)?;
             }
+            // A contact at rest starts a new series of impacts when it leaves I_2.
+            for i in 0..bound {
+                if smooth.i2[i] {
+                    self.impact_times[i].clear();
+                    self.impact_runs[i] = 0;
+                    self.stalls[i] = (0.0, 0);
+                }
+            }
+            smooth.record_accelerations(t)?;
             self.restart = true;
+            if let Some(z) = zeno {
+                self.zeno = Some(z);
+                self.finished = self.zeno_policy == ZenoPolicy::Stop;
+            }
         }
         let sizes = self.index_set_sizes();
-        Ok(Some(EventReport { time: t, kind, impact, index_sets: sizes }))
+        Ok(Some(EventReport { time: t, kind, impact, index_sets: sizes, zeno }))
+    }
+
+    /// Records the impact at `t` of every contact of `I_1 − I_2` that closes (`ẏ < 0`) and
+    /// returns the first accumulation found among them (see the module documentation).
+    fn detect_zeno(&mut self, t: f64) -> Option<ZenoAccumulation> {
+        let smooth = self.smooth.get_mut();
+        let k = self.zeno_impacts;
+        let scale = t.abs().max(1.0);
+        let (window, stall_window) = (self.zeno_window * scale, self.zeno_stall_window * scale);
+        let mut found = None;
+        for i in 0..smooth.i1.len() {
+            if !smooth.i1[i] || smooth.i2[i] {
+                continue;
+            }
+            let Some(id) = smooth.nsds.interaction_at(i) else { continue };
+            if smooth.nsds.interaction_ref(id).y[1][0] >= 0.0 {
+                continue;
+            }
+            let times = &mut self.impact_times[i];
+            if times.len() == k + 1 {
+                times.pop_front();
+            }
+            times.push_back(t);
+            self.impact_runs[i] += 1;
+            // Impacts within the stall window of the first of them.
+            let (start, count) = &mut self.stalls[i];
+            if *count > 0 && t - *start < stall_window {
+                *count += 1;
+            } else {
+                (*start, *count) = (t, 1);
+            }
+            if found.is_some() {
+                continue;
+            }
+            let stalled = *count >= self.zeno_stall_impacts;
+            let (mut ratio, mut tail) = (1.0, f64::INFINITY);
+            if times.len() == k + 1 {
+                let (first, last) = (times[1] - times[0], times[k] - times[k - 1]);
+                if first > 0.0 && last > 0.0 {
+                    ratio = (last / first).powf(1.0 / (k - 1) as f64);
+                }
+                // Geometric: every ratio Δ_{j+1}/Δ_j below 1 and within the spread of r.
+                let spread = self.zeno_ratio_spread;
+                let geometric = last > 0.0
+                    && ratio < 1.0
+                    && (1..k).all(|j| {
+                        let rho = (times[j + 1] - times[j]) / (times[j] - times[j - 1]);
+                        rho < 1.0 && rho * spread >= ratio && rho <= ratio * spread
+                    });
+                if geometric {
+                    tail = last * ratio / (1.0 - ratio);
+                }
+            }
+            if tail < window || stalled {
+                let estimated_limit = if tail < window { t + tail } else { t };
+                found = Some(ZenoAccumulation {
+                    time: t,
+                    interaction: i,
+                    impacts: self.impact_runs[i],
+                    estimated_limit,
+                    ratio,
+                });
+            }
+        }
+        found
     }
 
     /// [`EventDriven::advance_to_event`] then [`EventDriven::process_events`].
@@ -552,6 +904,9 @@ impl EventDriven {
     /// # Errors
     /// As the two ([`KernelError::NonFiniteState`] once the simulation is stopped).
     pub fn step(&mut self) -> Result<Option<EventReport>, KernelError> {
+        if self.finished && self.stopped.is_none() {
+            return Ok(None);
+        }
         self.advance_to_event()?;
         self.process_events()
     }
@@ -780,6 +1135,18 @@ impl Smooth {
     /// [`KernelError::InvalidModel`] for a relation with `∂h/∂t` but without its second
     /// derivative (the acceleration problem would be wrong); user-function errors.
     fn acceleration_drift(&mut self, id: InteractionId, t: f64) -> Result<Vec<f64>, KernelError> {
+        self.drift(id, t)?.ok_or_else(|| {
+            KernelError::InvalidModel(format!(
+                "interaction {}: the event-driven acceleration problem of a rheonomous relation needs \
+                 its time_second_derivative (∂²h/∂t² + 2 ∂G/∂t v)",
+                id.index()
+            ))
+        })
+    }
+
+    /// [`Smooth::acceleration_drift`], `None` for a relation with `∂h/∂t` but without its
+    /// second derivative.
+    fn drift(&mut self, id: InteractionId, t: f64) -> Result<Option<Vec<f64>>, KernelError> {
         let inter = self.nsds.interaction_mut(id);
         let m = inter.size;
         let mut drift = vec![0.0; m];
@@ -796,14 +1163,65 @@ impl Smooth {
                     drift[i] += work[i];
                 }
             } else if rheonomous {
-                return Err(KernelError::InvalidModel(format!(
-                    "interaction {}: the event-driven acceleration problem of a rheonomous relation needs \
-                     its time_second_derivative (∂²h/∂t² + 2 ∂G/∂t v)",
-                    id.index()
-                )));
+                return Ok(None);
             }
         }
-        Ok(drift)
+        Ok(Some(drift))
+    }
+
+    /// Stores `q̈ = M⁻¹ (F + Σ_{α ∈ I_2} G_αᵀ λ_α[2])` of every system and `ÿ = G q̈ + drift` of
+    /// every interaction at the current state and time `t` (the outputs and Jacobians are
+    /// those of the last output update, at this state).
+    fn record_accelerations(&mut self, t: f64) -> Result<(), KernelError> {
+        self.factorize_masses()?;
+        self.compute_forces(t)?;
+        let mut accelerations = std::mem::take(&mut self.accelerations);
+        for (a, (_, d)) in accelerations.iter_mut().zip(&self.systems) {
+            a.copy_from_slice(&d.forces);
+        }
+        for slot in 0..self.i2.len() {
+            if !self.i2[slot] {
+                continue;
+            }
+            let Some(id) = self.nsds.interaction_at(slot) else { continue };
+            let inter = self.nsds.interaction_ref(id);
+            for (jj, d) in inter.ds.iter().enumerate() {
+                let k = self.system_index(*d);
+                for (c, a) in accelerations[k].iter_mut().enumerate() {
+                    for (i, l) in inter.lambda[2].iter().enumerate() {
+                        *a += inter.h(i, inter.offsets[jj] + c) * l;
+                    }
+                }
+            }
+        }
+        for (a, (_, d)) in accelerations.iter_mut().zip(&self.systems) {
+            d.lu.solve_in_place(a);
+        }
+        let mut y_ddot = std::mem::take(&mut self.y_ddot);
+        let result = (0..y_ddot.len()).try_for_each(|slot| {
+            let Some(id) = self.nsds.interaction_at(slot) else {
+                y_ddot[slot] = None;
+                return Ok(());
+            };
+            let Some(mut out) = self.drift(id, t)? else {
+                y_ddot[slot] = None;
+                return Ok(());
+            };
+            let inter = self.nsds.interaction_ref(id);
+            for (jj, d) in inter.ds.iter().enumerate() {
+                let k = self.system_index(*d);
+                for (i, o) in out.iter_mut().enumerate() {
+                    for (c, a) in accelerations[k].iter().enumerate() {
+                        *o += inter.h(i, inter.offsets[jj] + c) * a;
+                    }
+                }
+            }
+            y_ddot[slot] = Some(out);
+            Ok(())
+        });
+        self.accelerations = accelerations;
+        self.y_ddot = y_ddot;
+        result
     }
 
     /// The impact LCP on `I_1`: `q = G v⁻ + ∂h/∂t + e ẏ⁻` (`∂h/∂t` for rheonomous relations,
@@ -817,6 +1235,8 @@ impl Smooth {
             self.nsds.update_output(id, t)?;
             let inter = self.nsds.interaction_ref(id);
             let law = inter.law;
+            // Zeno, ZenoPolicy::Rest: no rebound (e = 0, the normal row e_N = 0 with friction).
+            let inelastic = self.inelastic[id.index()];
             let m = inter.size;
             let mut qa = vec![0.0; m];
             for i in 0..m {
@@ -830,7 +1250,12 @@ impl Smooth {
                 if inter.relation_has_time_derivative() {
                     qa[i] += inter.h_dot[i];
                 }
-                qa[i] += friction::impact_restitution(&law, i) * inter.y_memory[1][i];
+                let e = if inelastic && (i == 0 || law.friction().is_none()) {
+                    0.0
+                } else {
+                    friction::impact_restitution(&law, i)
+                };
+                qa[i] += e * inter.y_memory[1][i];
             }
             q.extend(qa);
         }

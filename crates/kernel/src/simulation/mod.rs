@@ -18,12 +18,14 @@ pub mod time_stepping;
 pub use euler_moreau::{EulerMoreauOptions, EulerMoreauOsi};
 pub use event_driven::{
     EventDriven, EventDrivenOptions, EventReport, FrictionMode, LsodarSmooth, RestartingOde, SmoothIntegrator,
+    ZenoAccumulation, ZenoPolicy,
 };
 pub use events::{EVENT_TOLERANCE, Event, EventKind, EventsManager};
 pub use moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, kinetic_energy};
 pub use moreau_jean_global::MoreauJeanGlobalOsi;
 pub use ode::{
-    LsodarIntegrator, LsodarStats, OdeFailureReason, OdeIntegrator, OdeMethod, OdeOptions, OdeStats, OdeStop,
+    LsodarIntegrator, LsodarMethod, LsodarStats, OdeFailureReason, OdeIntegrator, OdeMethod, OdeOptions, OdeStats,
+    OdeStop,
 };
 pub use osi::{
     AfterNewton, Contribution, FirstOrderContribution, IndexSetRule, OneStepIntegrator, OsiContext, ProblemLevel,

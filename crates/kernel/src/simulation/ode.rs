@@ -37,7 +37,7 @@ use crate::KernelError;
 use crate::linalg::DenseLu;
 
 mod lsodar;
-pub use lsodar::{LsodarIntegrator, LsodarStats};
+pub use lsodar::{LsodarIntegrator, LsodarMethod, LsodarStats};
 
 const EPS: f64 = f64::EPSILON;
 

@@ -19,6 +19,7 @@ mod projection;
 mod properties;
 mod schatzman_paoli;
 mod topology;
+mod zeno;
 
 use faer::Mat;
 use nonsmooth_kernel::KernelError;

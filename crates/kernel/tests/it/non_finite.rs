@@ -314,7 +314,8 @@ fn an_overflowing_multiplier_is_named() -> Result<(), KernelError> {
 
 /// Event-driven runs of the unstable spring and of the huge force end with an error, never
 /// with a trajectory reported finite: the ODE integrator refuses to accept a step to a
-/// non-finite state, and fails first (LSODAR: its step cap on the spring near `t = 7`, and an
+/// non-finite state, and fails first (LSODAR: on the spring it switches to BDF at once, as
+/// DLSODAR does, and fails when `f` overflows near `t = 7.01`, where DLSODAR returns NaN; an
 /// interpolation error at once on the huge force).
 #[test]
 fn event_driven_runs_of_diverging_models_end_with_an_error() -> Result<(), KernelError> {
@@ -337,7 +338,7 @@ fn event_driven_runs_of_diverging_models_end_with_an_error() -> Result<(), Kerne
             }
         };
         let expected = if k < 0.0 {
-            matches!(error, KernelError::OdeFailure { reason: OdeFailureReason::MaxSteps, time } if time > 6.0)
+            matches!(error, KernelError::OdeFailure { reason: OdeFailureReason::NonFiniteDerivative, time } if time > 7.0)
         } else {
             matches!(error, KernelError::InvalidOption { name: "tout", .. })
         };

@@ -1,30 +1,46 @@
-//! A port of the nonstiff path of ODEPACK's `DLSODAR` (Hindmarsh & Petzold; public domain):
-//! the variable-order Adams–Moulton method in Nordsieck form with functional iteration
-//! (`DSTODA` with `METH = 1`, `MITER = 0`), `DLSODA`'s initial step, `DINTDY` interpolation and
-//! the `DRCHEK`/`DROOTS` root location (Illinois algorithm), with Siconos' `LsodarOSI` call
-//! pattern (`itol = 1`, `itask = 1`, `iopt = 0`). Written from the published algorithm, not
-//! translated line by line; every arithmetic expression that reaches the results is evaluated in
-//! the order of the Fortran so that the trajectory is the one `DLSODAR` computes.
+//! A port of ODEPACK's `DLSODAR` (Hindmarsh & Petzold; public domain): `DLSODA`'s automatic
+//! choice between the variable-order Adams–Moulton method (non-stiff, functional iteration) and
+//! the BDF (stiff, chord iteration on `P = I − h·l₀·J` with a difference-quotient Jacobian), both in
+//! Nordsieck form (`DSTODA`, `DPRJA` with `JT = 2`, `DSOLSY`), `DLSODA`'s initial step, `DINTDY`
+//! interpolation and the `DRCHEK`/`DROOTS` root location (Illinois algorithm), with Siconos'
+//! `LsodarOSI` call pattern (`itol = 1`, `itask = 1`, `iopt = 0`, `jt = 2`). Written from the
+//! published algorithm, not translated line by line; every arithmetic expression that reaches the
+//! results is evaluated in the order of the Fortran so that the trajectory is the one `DLSODAR`
+//! computes.
 //!
-//! What is not ported: the BDF method and its chord iteration (`DLSODA` switches to them when
-//! the stiffness test of `DSTODA` passes). Where `DLSODAR` would switch, this integrator stays
-//! with Adams and counts the event in [`LsodarStats::switch_requests`]; the trajectory then
-//! differs from `DLSODAR`'s. See A.C. Hindmarsh, "ODEPACK, a systematized collection of ODE
-//! solvers" (1983), and L. Petzold, "Automatic selection of methods for solving stiff and nonstiff
-//! systems of ordinary differential equations", SIAM J. Sci. Stat. Comput. 4 (1983).
+//! Method switching (Petzold 1983): after 20 steps with a method, each successful step compares
+//! the step size `h₁` the current method could have used with the step size `h₂` of the other
+//! method at the same order (from the ratio of their error constants `CM1(q)/CM2(q)` and, for
+//! Adams, the stability bound `SM1(q)/(|h|·‖J‖)` with `‖J‖` estimated from the corrector's
+//! convergence rate). Adams → BDF when `q ≤ 5` and `h₂ ≥ 5·h₁`; BDF → Adams when `h₁ ≥ h₂`
+//! (`‖J‖` then from the difference-quotient Jacobian). References: A.C. Hindmarsh, "ODEPACK, a
+//! systematized collection of ODE solvers", in Scientific Computing (R.S. Stepleman et al., eds.),
+//! North-Holland, 1983; L. Petzold, "Automatic selection of methods for solving stiff and nonstiff
+//! systems of ordinary differential equations", SIAM J. Sci. Stat. Comput. 4(1), 1983.
 
 // Numerical loops index several same-length vectors (and Nordsieck columns) at once.
 #![allow(clippy::needless_range_loop)]
 
+use faer::Mat;
+
 use crate::KernelError;
+use crate::linalg::DenseLu;
 use crate::simulation::{OdeFailureReason, OdeStop};
 
 /// Unit roundoff `DUMACH()` = `ε` = 2.22e-16.
 const UROUND: f64 = f64::EPSILON;
 /// Maximum Adams order (`MXORDN`, `iopt = 0`).
 const MAX_ORDER: usize = 12;
-/// Maximum BDF order (`MXORDS`, used only by the stiffness test).
+/// Maximum BDF order (`MXORDS`, `iopt = 0`).
 const MAX_ORDER_BDF: usize = 5;
+/// Steps between Jacobian evaluations at most (`MSBP`).
+const MAX_STEPS_BETWEEN_JACOBIANS: usize = 20;
+/// Relative change of `h·l₀` that forces a new Jacobian (`CCMAX`).
+const MAX_RC_CHANGE: f64 = 0.3;
+/// Step-size advantage required to switch from Adams to BDF (`RATIO`).
+const SWITCH_RATIO: f64 = 5.0;
+/// Successful steps with a method before switching is considered again (`ICOUNT` reset).
+const STEPS_BEFORE_SWITCH_TEST: i32 = 20;
 /// Corrector iterations per attempt (`MAXCOR`).
 const MAX_CORRECTOR: usize = 3;
 /// Convergence failures allowed per step (`MXNCF`).
@@ -51,8 +67,28 @@ pub struct LsodarStats {
     pub next_step: f64,
     /// Time reached by the integrator (`TN`, `RWORK(13)`), past the returned time with `itask = 1`.
     pub tn: f64,
-    /// Times `DSTODA`'s Adams→BDF switch test passed (`DLSODAR` would switch; we stay Adams).
-    pub switch_requests: usize,
+    /// Evaluations of the Jacobian since the last restart (`NJE`, `IWORK(13)`), each by `n`
+    /// difference quotients of `f` (counted in [`LsodarStats::f_evaluations`]).
+    pub jacobian_evaluations: usize,
+    /// Method of the last successful step (`MUSED`, `IWORK(19)`; `None` before the first step).
+    pub method_used: Option<LsodarMethod>,
+    /// Method to be attempted on the next step (`MCUR`, `IWORK(20)`).
+    pub method: LsodarMethod,
+    /// Method switches (Adams → BDF and BDF → Adams) since the last restart.
+    pub switches: usize,
+    /// Time of the last method switch (`TSW`, `RWORK(15)`; the restart time if none).
+    pub switch_time: f64,
+}
+
+/// The two method families of `DLSODA` (`METH`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LsodarMethod {
+    /// Adams–Moulton, orders 1 to 12, functional iteration (`METH = 1`, non-stiff).
+    #[default]
+    Adams,
+    /// Backward differentiation formulas, orders 1 to 5, chord iteration on
+    /// `P = I − h·l₀·J` (`METH = 2`, stiff).
+    Bdf,
 }
 
 /// State of `DROOTS`' Illinois iteration kept between its calls.
@@ -64,9 +100,20 @@ struct Illinois {
     last: u8,
 }
 
-/// A stateful LSODAR-like integrator (Adams–Moulton in Nordsieck form with functional
-/// iteration, DSTODA's step and order control, DLSODA's initial step, DINTDY interpolation,
-/// DRCHEK/DROOTS root location), nonstiff only.
+/// A stateful port of `DLSODAR`: Adams–Moulton (orders 1–12, functional iteration) and BDF
+/// (orders 1–5, chord iteration on `P = I − h·l₀·J`, `J` by difference quotients, `P` in LU
+/// form) in Nordsieck form with `DSTODA`'s step, order and method selection, `DLSODA`'s initial
+/// step, `DINTDY` interpolation and `DRCHEK`/`DROOTS` root location. Each restart begins with
+/// Adams; [`LsodarStats`] tells the current method and the switches.
+///
+/// The BDF corrector solves `P Δ = h·f(y) − h·ẏ_pred − acor`, `acor += Δ`, `y = y_pred + l₀·acor`
+/// with `l₀` the first coefficient of the order-`q` BDF (Hindmarsh 1983). `J` is re-evaluated
+/// after a method switch, when `h·l₀` has changed by more than 30 % since the last one
+/// (`CCMAX`), every 20 steps (`MSBP`), after a corrector failure with an old `J`, after a cut
+/// of `h` for a corrector failure and after a restart at order 1 (three error-test failures);
+/// a corrector failure with a current `J`, or a singular `P`, cuts `h` by 4 (at most 10 times
+/// per step, `MXNCF`; then [`OdeFailureReason::SingularIterationMatrix`] or
+/// [`OdeFailureReason::StepSizeUnderflow`]).
 ///
 /// Error weights `w_i = 1/(rtol·|y_i| + atol)` are recomputed from the Nordsieck `y` before every
 /// step and every norm is the weighted max-norm `‖v‖ = max_i |v_i|·w_i` (`DEWSET`, `DMNORM`).
@@ -76,6 +123,8 @@ pub struct LsodarIntegrator {
     rtol: f64,
     /// `1/hmax` (`DLSODAR`'s `HMXI`), 0 without a maximum step.
     hmxi: f64,
+    /// Whether the Adams ↔ BDF switch test runs (always in `DLSODAR`).
+    switching: bool,
     atol: f64,
     max_steps: usize,
     // Problem state.
@@ -92,9 +141,13 @@ pub struct LsodarIntegrator {
     savf: Vec<f64>,
     acor: Vec<f64>,
     ywork: Vec<f64>,
-    // DSTODA coefficients (`ELCO`, `TESCO` for Adams; `CM1`, `CM2`).
-    elco: [[f64; 13]; 12],
-    tesco: [[f64; 3]; 12],
+    // DSTODA coefficients (`ELCO`, `TESCO` of each family; `CM1`, `CM2`).
+    elco_adams: [[f64; 13]; 12],
+    tesco_adams: [[f64; 3]; 12],
+    elco_bdf: [[f64; 13]; 12],
+    tesco_bdf: [[f64; 3]; 12],
+    /// The family `ELCO`/`TESCO` currently hold (`DCFODE` is called at the step after a switch).
+    coef: LsodarMethod,
     cm1: [f64; 12],
     cm2: [f64; 5],
     // DSTODA state (`/DLS001/`, `/DLSA01/`).
@@ -122,8 +175,26 @@ pub struct LsodarIntegrator {
     pdest: f64,
     pdlast: f64,
     ratio: f64,
-    switch_requests: usize,
     last_f_finite: bool,
+    // Method switching and chord iteration (`METH`, `MUSED`, `MITER`, `MAXORD`, `IPUP`, `NSLP`,
+    // `JCUR`, `PDNORM`, `NJE`, `TSW`).
+    meth: LsodarMethod,
+    mused: Option<LsodarMethod>,
+    /// `MITER ≠ 0`: chord iteration with the difference-quotient Jacobian (BDF).
+    miter: bool,
+    maxord: usize,
+    ipup: bool,
+    nslp: usize,
+    jcur: bool,
+    pdnorm: f64,
+    nje: usize,
+    tsw: f64,
+    switches: usize,
+    /// The last corrector failure came from a singular `P` (`IERPJ ≠ 0`).
+    singular: bool,
+    /// `P = I − h·l₀·J`, then its LU factors.
+    pmat: Mat<f64>,
+    lu: DenseLu,
     // Root finding (`/DLSR01/`).
     t0: f64,
     tlast: f64,
@@ -262,7 +333,8 @@ fn failure(time: f64, reason: OdeFailureReason) -> KernelError {
 impl LsodarIntegrator {
     /// An integrator with relative tolerance `rtol ≥ 0` and absolute tolerance `atol > 0`
     /// (scalar, `itol = 1`), `DLSODAR`'s defaults otherwise (`iopt = 0`: at most 500 steps per
-    /// call, maximum Adams order 12, computed initial step, no `hmin`/`hmax`).
+    /// call, maximum orders 12 (Adams) and 5 (BDF), Adams ↔ BDF switching, computed initial
+    /// step, no `hmin`/`hmax`).
     /// Call [`LsodarIntegrator::restart`] before the first [`LsodarIntegrator::advance`].
     /// A maximum step is set with [`LsodarIntegrator::with_max_step`].
     ///
@@ -288,6 +360,7 @@ impl LsodarIntegrator {
         Ok(Self {
             rtol,
             hmxi: 0.0,
+            switching: true,
             atol,
             max_steps: DEFAULT_MAX_STEPS,
             n: 0,
@@ -300,8 +373,11 @@ impl LsodarIntegrator {
             savf: Vec::new(),
             acor: Vec::new(),
             ywork: Vec::new(),
-            elco,
-            tesco,
+            elco_adams: elco,
+            tesco_adams: tesco,
+            elco_bdf,
+            tesco_bdf,
+            coef: LsodarMethod::Adams,
             cm1,
             cm2,
             el: [0.0; 13],
@@ -327,9 +403,22 @@ impl LsodarIntegrator {
             irflag: false,
             pdest: 0.0,
             pdlast: 0.0,
-            ratio: 5.0,
-            switch_requests: 0,
+            ratio: SWITCH_RATIO,
             last_f_finite: true,
+            meth: LsodarMethod::Adams,
+            mused: None,
+            miter: false,
+            maxord: MAX_ORDER,
+            ipup: false,
+            nslp: 0,
+            jcur: false,
+            pdnorm: 0.0,
+            nje: 0,
+            tsw: 0.0,
+            switches: 0,
+            singular: false,
+            pmat: Mat::zeros(0, 0),
+            lu: DenseLu::default(),
             t0: 0.0,
             tlast: 0.0,
             toutc: 0.0,
@@ -355,6 +444,14 @@ impl LsodarIntegrator {
         }
         self.hmxi = 1.0 / hmax;
         Ok(self)
+    }
+
+    /// Disables the method switching: every step is an Adams step, as `DLSODAR` would take them
+    /// if its stiffness test never passed (for comparisons; `DLSODAR` has no such option).
+    #[must_use]
+    pub fn without_method_switching(mut self) -> Self {
+        self.switching = false;
+        self
     }
 
     /// Siconos' `LsodarOSI` tolerances: `rtol = 10ε`, `atol = 100ε` (`RTOL_DEFAULT`,
@@ -391,7 +488,11 @@ impl LsodarIntegrator {
             last_step: self.hu,
             next_step: self.h,
             tn: self.tn,
-            switch_requests: self.switch_requests,
+            jacobian_evaluations: self.nje,
+            method_used: self.mused,
+            method: self.meth,
+            switches: self.switches,
+            switch_time: self.tsw,
         }
     }
 
@@ -554,8 +655,18 @@ impl LsodarIntegrator {
         self.nslast = 0;
         self.hu = 0.0;
         self.nqu = 0;
-        self.switch_requests = 0;
         self.lmax = MAX_ORDER + 1;
+        self.nje = 0;
+        self.meth = LsodarMethod::Adams;
+        self.coef = LsodarMethod::Adams;
+        self.mused = None;
+        self.miter = false;
+        self.maxord = MAX_ORDER;
+        self.tsw = t;
+        self.switches = 0;
+        if self.pmat.nrows() != n {
+            self.pmat = Mat::zeros(n, n);
+        }
         // Initial call to f; YH(:, 1) = f0 (scaled by H0 below), YH(:, 0) = y0.
         let mut f0 = vec![0.0; n];
         f(t, &self.y_start, &mut f0)?;
@@ -806,11 +917,22 @@ impl LsodarIntegrator {
             if kflag < 0 {
                 let reason = if kflag == -2 && !self.last_f_finite {
                     OdeFailureReason::NonFiniteDerivative
+                } else if kflag == -2 && self.singular {
+                    OdeFailureReason::SingularIterationMatrix
                 } else {
                     OdeFailureReason::StepSizeUnderflow
                 };
                 y.copy_from_slice(self.col(0));
                 return Err(failure(self.tn, reason));
+            }
+            // Block F: a method switch was just made; DSTODA completes it on the next step.
+            if Some(self.meth) != self.mused {
+                self.tsw = self.tn;
+                self.maxord = match self.meth {
+                    LsodarMethod::Adams => MAX_ORDER,
+                    LsodarMethod::Bdf => MAX_ORDER_BDF,
+                };
+                self.jstart = -1;
             }
             if let Some(gf) = g.as_mut()
                 && self.check_roots(&mut **gf, 3)?
@@ -829,10 +951,26 @@ impl LsodarIntegrator {
         }
     }
 
+    /// `ELCO` of the family the coefficient tables currently hold.
+    fn elco(&self) -> &[[f64; 13]; 12] {
+        match self.coef {
+            LsodarMethod::Adams => &self.elco_adams,
+            LsodarMethod::Bdf => &self.elco_bdf,
+        }
+    }
+
+    /// `TESCO(:, q)` of the family the coefficient tables currently hold.
+    fn tesco(&self, q: usize) -> [f64; 3] {
+        match self.coef {
+            LsodarMethod::Adams => self.tesco_adams[q - 1],
+            LsodarMethod::Bdf => self.tesco_bdf[q - 1],
+        }
+    }
+
     /// `DSTODA` label 150: loads the order-`nq` coefficients.
     fn set_order_coefficients(&mut self) {
         for i in 0..self.l {
-            self.el[i] = self.elco[self.nq - 1][i];
+            self.el[i] = self.elco()[self.nq - 1][i];
         }
         self.rc = self.rc * self.el[0] / self.el0;
         self.el0 = self.el[0];
@@ -856,18 +994,20 @@ impl LsodarIntegrator {
         }
     }
 
-    /// `DSTODA` labels 170–178: applies the ratio `rh` (bounded by `rmax`, and by the Adams
-    /// stability region `rh·h·L ≤ SM1(nq)`) and rescales the Nordsieck columns.
+    /// `DSTODA` labels 170–178: applies the ratio `rh` (bounded by `rmax`, by `hmax`, and for
+    /// Adams by the stability region `rh·|h|·‖J‖ ≤ SM1(nq)`) and rescales the Nordsieck columns.
     fn rescale(&mut self, mut rh: f64, hmin: f64) {
         rh = rh.max(hmin / self.h.abs());
         rh = rh.min(self.rmax);
         // The maximum step (HMXI = 0 without one: rh / 1 leaves rh unchanged).
         rh /= 1.0f64.max(self.h.abs() * self.hmxi * rh);
-        self.irflag = false;
-        let pdh = (self.h.abs() * self.pdlast).max(0.000001);
-        if rh * pdh * 1.00001 >= SM1[self.nq - 1] {
-            rh = SM1[self.nq - 1] / pdh;
-            self.irflag = true;
+        if self.meth == LsodarMethod::Adams {
+            self.irflag = false;
+            let pdh = (self.h.abs() * self.pdlast).max(0.000001);
+            if rh * pdh * 1.00001 >= SM1[self.nq - 1] {
+                rh = SM1[self.nq - 1] / pdh;
+                self.irflag = true;
+            }
         }
         let n = self.n;
         let mut r = 1.0_f64;
@@ -889,17 +1029,164 @@ impl LsodarIntegrator {
         Ok(())
     }
 
-    /// One step of `DSTODA` (Adams, functional iteration). Returns `KFLAG`: 0 on success,
-    /// −1 (error test failed at `hmin` or 10 times), −2 (corrector failures).
+    /// `DPRJA` with `MITER = 2` (`JT = 2`): the Jacobian `J ≈ ∂f/∂y` at the predicted `y`
+    /// (`ywork`, with `savf = f(tn, y)`) by forward differences, column `j` with the increment
+    /// `r_j = max(√ε·|y_j|, r₀/w_j)`, `r₀ = 1000·|h|·ε·n·‖f‖` (1 if that is 0; `w` the error
+    /// weights, `‖·‖` the weighted max-norm); the norm `‖J‖ = max_i w_i Σ_j |J_ij|/w_j`
+    /// (`DFNORM`, kept in `PDNORM` for the BDF → Adams test); then the LU factors of
+    /// `P = I − h·l₀·J` (`DGEFA`). Returns `false` when `P` is singular or not finite
+    /// (`IERPJ = 1`).
+    fn jacobian(&mut self, f: &mut Rhs<'_>) -> Result<bool, KernelError> {
+        let n = self.n;
+        self.nje += 1;
+        self.jcur = true;
+        let hl0 = self.h * self.el0;
+        let fac = mnorm(&self.savf, &self.ewt);
+        let mut r0 = 1000.0 * self.h.abs() * UROUND * n as f64 * fac;
+        if r0 == 0.0 {
+            r0 = 1.0;
+        }
+        let srur = UROUND.sqrt();
+        let mut finite = true;
+        for j in 0..n {
+            let yj = self.ywork[j];
+            let r = (srur * yj.abs()).max(r0 / self.ewt[j]);
+            self.ywork[j] += r;
+            let fac = -hl0 / r;
+            f(self.tn, &self.ywork, &mut self.acor)?;
+            for i in 0..n {
+                self.pmat[(i, j)] = (self.acor[i] - self.savf[i]) * fac;
+            }
+            finite &= self.acor.iter().all(|v| v.is_finite());
+            self.ywork[j] = yj;
+        }
+        self.nfe += n;
+        if !finite {
+            self.last_f_finite = false;
+            return Ok(false);
+        }
+        // DFNORM of −h·l₀·J, divided by |h·l₀|.
+        let mut an = 0.0_f64;
+        for i in 0..n {
+            let mut sum = 0.0_f64;
+            for j in 0..n {
+                sum += self.pmat[(i, j)].abs() / self.ewt[j];
+            }
+            an = an.max(sum * self.ewt[i]);
+        }
+        self.pdnorm = an / hl0.abs();
+        for i in 0..n {
+            self.pmat[(i, i)] += 1.0;
+        }
+        Ok(self.lu.factorize(&self.pmat, "P = I - h l0 J").is_ok())
+    }
+
+    /// One corrector pass from the prediction (`DSTODA` labels 220–405): up to `MAXCOR = 3`
+    /// iterations, functional (Adams: `y = y_pred + l₀·(h·f(y) − h·ẏ_pred)`) or chord (BDF:
+    /// `Δ = P⁻¹ (h·f(y) − h·ẏ_pred − acor)`, `acor += Δ`, `y = y_pred + l₀·acor`), the
+    /// Jacobian re-evaluated first when `IPUP` is set. Convergence when the correction is at
+    /// roundoff level or `‖Δ‖·min(1, 1.5·crate)/(TESCO(2, q)·conit) ≤ 1` with
+    /// `conit = 0.5/(q + 2)` and `crate` the estimated contraction rate. Returns
+    /// `Converged(m, del)`, `Retry` (chord failure with an old Jacobian: `DSTODA` 410 re-evaluates
+    /// it) or `Failed` (label 430).
+    fn correct(&mut self, f: &mut Rhs<'_>, pnorm: f64) -> Result<Corrector, KernelError> {
+        let n = self.n;
+        let mut m = 0usize;
+        let mut rate = 0.0_f64;
+        let mut del;
+        let mut delp = 0.0_f64;
+        self.singular = false;
+        self.ywork.copy_from_slice(&self.yh[..n]);
+        self.eval_f(f)?;
+        if self.ipup {
+            let ok = self.jacobian(f)?;
+            self.ipup = false;
+            self.rc = 1.0;
+            self.nslp = self.nst;
+            self.crate_ = 0.7;
+            if !ok {
+                self.singular = self.last_f_finite;
+                return Ok(Corrector::Failed);
+            }
+        }
+        self.acor.iter_mut().for_each(|a| *a = 0.0);
+        // A non-finite f counts as a corrector failure (DLSODAR's behaviour is undefined).
+        if !self.last_f_finite {
+            return Ok(Corrector::Failed);
+        }
+        loop {
+            if self.miter {
+                for i in 0..n {
+                    self.ywork[i] = self.h * self.savf[i] - (self.yh[n + i] + self.acor[i]);
+                }
+                self.lu.solve_in_place(&mut self.ywork);
+                del = mnorm(&self.ywork, &self.ewt);
+                for i in 0..n {
+                    self.acor[i] += self.ywork[i];
+                    self.ywork[i] = self.yh[i] + self.el[0] * self.acor[i];
+                }
+            } else {
+                for i in 0..n {
+                    self.savf[i] = self.h * self.savf[i] - self.yh[n + i];
+                    self.ywork[i] = self.savf[i] - self.acor[i];
+                }
+                del = mnorm(&self.ywork, &self.ewt);
+                for i in 0..n {
+                    self.ywork[i] = self.yh[i] + self.el[0] * self.savf[i];
+                    self.acor[i] = self.savf[i];
+                }
+            }
+            if del <= 100.0 * pnorm * UROUND {
+                return Ok(Corrector::Converged(m, del));
+            }
+            if m != 0 || self.meth == LsodarMethod::Bdf {
+                if m != 0 {
+                    let mut rm = 1024.0_f64;
+                    if del <= 1024.0 * delp {
+                        rm = del / delp;
+                    }
+                    rate = rate.max(rm);
+                    self.crate_ = (0.2 * self.crate_).max(rm);
+                }
+                let dcon = del * 1.0_f64.min(1.5 * self.crate_) / (self.tesco(self.nq)[1] * self.conit);
+                if dcon <= 1.0 {
+                    self.pdest = self.pdest.max(rate / (self.h * self.el[0]).abs());
+                    if self.pdest != 0.0 {
+                        self.pdlast = self.pdest;
+                    }
+                    return Ok(Corrector::Converged(m, del));
+                }
+            }
+            m += 1;
+            if m == MAX_CORRECTOR || (m >= 2 && del > 2.0 * delp) {
+                break;
+            }
+            delp = del;
+            self.eval_f(f)?;
+            if !self.last_f_finite {
+                return Ok(Corrector::Failed);
+            }
+        }
+        // Label 410.
+        if !self.miter || self.jcur {
+            return Ok(Corrector::Failed);
+        }
+        self.ipup = true;
+        Ok(Corrector::Retry)
+    }
+
+    /// One step of `DSTODA`. Returns `KFLAG`: 0 on success, −1 (error test failed at `hmin` or
+    /// 10 times), −2 (corrector failures, or a singular `P` at every step reduction).
     fn stoda(&mut self, f: &mut Rhs<'_>) -> Result<i32, KernelError> {
         let n = self.n;
         let hmin = 0.0_f64;
         let mut kflag = 0i32;
         let told = self.tn;
         let mut ncf = 0usize;
-        let mut delp = 0.0_f64;
+        self.jcur = false;
+        self.singular = false;
         if self.jstart == 0 {
-            self.lmax = MAX_ORDER + 1;
+            self.lmax = self.maxord + 1;
             self.nq = 1;
             self.l = 2;
             self.ialth = 2;
@@ -907,67 +1194,44 @@ impl LsodarIntegrator {
             self.rc = 0.0;
             self.el0 = 1.0;
             self.crate_ = 0.7;
-            self.icount = 20;
+            self.nslp = 0;
+            self.ipup = self.miter;
+            self.icount = STEPS_BEFORE_SWITCH_TEST;
             self.irflag = false;
             self.pdest = 0.0;
             self.pdlast = 0.0;
-            self.ratio = 5.0;
+            self.ratio = SWITCH_RATIO;
+            self.coef = LsodarMethod::Adams;
             self.set_order_coefficients();
+        } else if self.jstart == -1 {
+            // Label 100, after a method switch: new Jacobian, new order bound and coefficients.
+            self.ipup = self.miter;
+            self.lmax = self.maxord + 1;
+            if self.ialth == 1 {
+                self.ialth = 2;
+            }
+            if Some(self.meth) != self.mused {
+                self.coef = self.meth;
+                self.ialth = self.l;
+                self.set_order_coefficients();
+            }
         }
         // Label 200: predict, correct, test; loops on retries.
         loop {
+            if (self.rc - 1.0).abs() > MAX_RC_CHANGE {
+                self.ipup = self.miter;
+            }
+            if self.nst >= self.nslp + MAX_STEPS_BETWEEN_JACOBIANS {
+                self.ipup = self.miter;
+            }
             self.tn += self.h;
             self.pascal(1.0);
             let pnorm = mnorm(self.col(0), &self.ewt);
-            // Label 220: corrector.
-            let mut m = 0usize;
-            let mut rate = 0.0_f64;
-            let mut del = f64::NAN;
-            self.ywork.copy_from_slice(&self.yh[..n]);
-            self.eval_f(f)?;
-            self.acor.iter_mut().for_each(|a| *a = 0.0);
-            // A non-finite f counts as a corrector failure (DLSODAR's behaviour is undefined).
-            let converged = self.last_f_finite
-                && loop {
-                    for i in 0..n {
-                        self.savf[i] = self.h * self.savf[i] - self.yh[n + i];
-                        self.ywork[i] = self.savf[i] - self.acor[i];
-                    }
-                    del = mnorm(&self.ywork, &self.ewt);
-                    for i in 0..n {
-                        self.ywork[i] = self.yh[i] + self.el[0] * self.savf[i];
-                        self.acor[i] = self.savf[i];
-                    }
-                    if del <= 100.0 * pnorm * UROUND {
-                        break true;
-                    }
-                    if m != 0 {
-                        let mut rm = 1024.0_f64;
-                        if del <= 1024.0 * delp {
-                            rm = del / delp;
-                        }
-                        rate = rate.max(rm);
-                        self.crate_ = (0.2 * self.crate_).max(rm);
-                        let dcon = del * 1.0_f64.min(1.5 * self.crate_) / (self.tesco[self.nq - 1][1] * self.conit);
-                        if dcon <= 1.0 {
-                            self.pdest = self.pdest.max(rate / (self.h * self.el[0]).abs());
-                            if self.pdest != 0.0 {
-                                self.pdlast = self.pdest;
-                            }
-                            break true;
-                        }
-                    }
-                    m += 1;
-                    if m == MAX_CORRECTOR || (m >= 2 && del > 2.0 * delp) {
-                        break false;
-                    }
-                    delp = del;
-                    self.eval_f(f)?;
-                    if !self.last_f_finite {
-                        break false;
-                    }
-                };
-            if !converged {
+            let mut outcome = self.correct(f, pnorm)?;
+            while outcome == Corrector::Retry {
+                outcome = self.correct(f, pnorm)?;
+            }
+            let Corrector::Converged(m, del) = outcome else {
                 // Label 430: retract and retry with h/4.
                 ncf += 1;
                 self.rmax = 2.0;
@@ -977,14 +1241,16 @@ impl LsodarIntegrator {
                     self.jstart = 1;
                     return Ok(-2);
                 }
+                self.ipup = self.miter;
                 self.rescale(0.25, hmin);
                 continue;
-            }
+            };
             // Label 450: error test.
+            self.jcur = false;
             let dsm = if m == 0 {
-                del / self.tesco[self.nq - 1][1]
+                del / self.tesco(self.nq)[1]
             } else {
-                mnorm(&self.acor, &self.ewt) / self.tesco[self.nq - 1][1]
+                mnorm(&self.acor, &self.ewt) / self.tesco(self.nq)[1]
             };
             let mut rhup;
             if dsm <= 1.0 {
@@ -992,6 +1258,7 @@ impl LsodarIntegrator {
                 self.nst += 1;
                 self.hu = self.h;
                 self.nqu = self.nq;
+                self.mused = Some(self.meth);
                 for j in 0..self.l {
                     let e = self.el[j];
                     for i in 0..n {
@@ -999,8 +1266,27 @@ impl LsodarIntegrator {
                     }
                 }
                 self.icount -= 1;
-                if self.icount < 0 && self.switch_test(dsm, pnorm) {
-                    self.switch_requests += 1;
+                if self.icount < 0 && self.switching {
+                    let switch = match self.meth {
+                        LsodarMethod::Adams => self.adams_to_bdf(dsm, pnorm),
+                        LsodarMethod::Bdf => self.bdf_to_adams(dsm, pnorm),
+                    };
+                    if let Some((rh, nq)) = switch {
+                        // Labels 478 / 486: reset for the other family, rescale, exit.
+                        self.icount = STEPS_BEFORE_SWITCH_TEST;
+                        self.meth = match self.meth {
+                            LsodarMethod::Adams => LsodarMethod::Bdf,
+                            LsodarMethod::Bdf => LsodarMethod::Adams,
+                        };
+                        self.miter = self.meth == LsodarMethod::Bdf;
+                        self.pdlast = 0.0;
+                        self.nq = nq;
+                        self.l = nq + 1;
+                        self.switches += 1;
+                        self.rescale(rh, hmin);
+                        self.rmax = 10.0;
+                        return Ok(self.finish_step());
+                    }
                 }
                 // Label 488.
                 self.ialth -= 1;
@@ -1018,7 +1304,7 @@ impl LsodarIntegrator {
                     for i in 0..n {
                         self.savf[i] = self.acor[i] - self.yh[c + i];
                     }
-                    let dup = mnorm(&self.savf, &self.ewt) / self.tesco[self.nq - 1][2];
+                    let dup = mnorm(&self.savf, &self.ewt) / self.tesco(self.nq)[2];
                     let exup = 1.0 / (self.l + 1) as f64;
                     rhup = 1.0 / (1.4 * dup.powf(exup) + 0.0000014);
                 }
@@ -1048,6 +1334,7 @@ impl LsodarIntegrator {
                     for i in 0..n {
                         self.yh[n + i] = self.h * self.savf[i];
                     }
+                    self.ipup = self.miter;
                     self.ialth = 5;
                     if self.nq != 1 {
                         self.nq = 1;
@@ -1063,19 +1350,23 @@ impl LsodarIntegrator {
             let mut rhsm = 1.0 / (1.2 * dsm.powf(exsm) + 0.0000012);
             let mut rhdn = 0.0_f64;
             if self.nq != 1 {
-                let ddn = mnorm(self.col(self.l - 1), &self.ewt) / self.tesco[self.nq - 1][0];
+                let ddn = mnorm(self.col(self.l - 1), &self.ewt) / self.tesco(self.nq)[0];
                 let exdn = 1.0 / self.nq as f64;
                 rhdn = 1.0 / (1.3 * ddn.powf(exdn) + 0.0000013);
             }
+            // Label 550: for Adams, the stability region bounds the ratios too.
+            let adams = self.meth == LsodarMethod::Adams;
             let pdh = (self.h.abs() * self.pdlast).max(0.000001);
-            if self.l < self.lmax {
-                rhup = rhup.min(SM1[self.l - 1] / pdh);
+            if adams {
+                if self.l < self.lmax {
+                    rhup = rhup.min(SM1[self.l - 1] / pdh);
+                }
+                rhsm = rhsm.min(SM1[self.nq - 1] / pdh);
+                if self.nq > 1 {
+                    rhdn = rhdn.min(SM1[self.nq - 2] / pdh);
+                }
+                self.pdest = 0.0;
             }
-            rhsm = rhsm.min(SM1[self.nq - 1] / pdh);
-            if self.nq > 1 {
-                rhdn = rhdn.min(SM1[self.nq - 2] / pdh);
-            }
-            self.pdest = 0.0;
             let (newq, mut rh);
             if rhsm >= rhup {
                 if rhsm < rhdn {
@@ -1116,8 +1407,8 @@ impl LsodarIntegrator {
                     rh = 1.0;
                 }
             }
-            // Label 620.
-            let stability_bound = rh * pdh * 1.00001 >= SM1[newq - 1];
+            // Label 620: the 10 % test, bypassed when an Adams step is stability-bound.
+            let stability_bound = adams && rh * pdh * 1.00001 >= SM1[newq - 1];
             if !stability_bound && kflag == 0 && rh < 1.1 {
                 self.ialth = 3;
                 return Ok(self.finish_step());
@@ -1140,7 +1431,7 @@ impl LsodarIntegrator {
 
     /// `DSTODA` labels 700–720 after a successful step.
     fn finish_step(&mut self) -> i32 {
-        let r = 1.0 / self.tesco[self.nqu - 1][1];
+        let r = 1.0 / self.tesco(self.nqu)[1];
         for a in &mut self.acor {
             *a *= r;
         }
@@ -1148,15 +1439,19 @@ impl LsodarIntegrator {
         0
     }
 
-    /// `DSTODA`'s Adams→BDF switch test (labels 470–478): `true` when the BDF step size would
-    /// be at least `RATIO = 5` times the Adams one (or the Adams step is stability-bound with
-    /// polluted estimates).
-    fn switch_test(&self, dsm: f64, pnorm: f64) -> bool {
+    /// `DSTODA`'s Adams → BDF test (labels 470–478), at order `q ≤ 5`: the step size ratio
+    /// `rh₁ = 1/(1.2·dsm^(1/(q+1)) + 1.2e-6)` Adams could have used (bounded by the stability
+    /// limit `SM1(q)/(|h|·‖J‖)`) against `rh₂` for the BDF of the same order, whose error
+    /// estimate is `dsm·CM1(q)/CM2(q)` (`CM = TESCO(2, q)·ELCO(q + 1, q)`, the error constants).
+    /// Switch when `rh₂ ≥ 5·rh₁`; with an error estimate at roundoff level or no Lipschitz
+    /// estimate, switch (doubling `h`) only if the last step was cut by the stability bound.
+    /// Returns the ratio to apply and the BDF order.
+    fn adams_to_bdf(&self, dsm: f64, pnorm: f64) -> Option<(f64, usize)> {
         if self.nq > 5 {
-            return false;
+            return None;
         }
         if !(dsm > 100.0 * pnorm * UROUND && self.pdest != 0.0) {
-            return self.irflag;
+            return self.irflag.then_some((2.0, self.nq.min(MAX_ORDER_BDF)));
         }
         let exsm = 1.0 / self.l as f64;
         let mut rh1 = 1.0 / (1.2 * dsm.powf(exsm) + 0.0000012);
@@ -1166,16 +1461,65 @@ impl LsodarIntegrator {
             rh1it = SM1[self.nq - 1] / pdh;
         }
         rh1 = rh1.min(rh1it);
-        let rh2 = if self.nq <= MAX_ORDER_BDF {
+        let (rh2, nqm2) = if self.nq <= MAX_ORDER_BDF {
             let dm2 = dsm * (self.cm1[self.nq - 1] / self.cm2[self.nq - 1]);
-            1.0 / (1.2 * dm2.powf(exsm) + 0.0000012)
+            (1.0 / (1.2 * dm2.powf(exsm) + 0.0000012), self.nq)
         } else {
             let lm2 = MAX_ORDER_BDF + 1;
             let dm2 = mnorm(self.col(lm2), &self.ewt) / self.cm2[MAX_ORDER_BDF - 1];
-            1.0 / (1.2 * dm2.powf(1.0 / lm2 as f64) + 0.0000012)
+            (1.0 / (1.2 * dm2.powf(1.0 / lm2 as f64) + 0.0000012), MAX_ORDER_BDF)
         };
-        rh2 >= self.ratio * rh1
+        (rh2 >= self.ratio * rh1).then_some((rh2, nqm2))
     }
+
+    /// `DSTODA`'s BDF → Adams test (labels 480–486): `rh₁` for Adams at the same order from the
+    /// error estimate `dsm·CM2(q)/CM1(q)`, bounded by `SM1(q)/(|h|·‖J‖)` with `‖J‖` from the
+    /// last Jacobian (`PDNORM`), against `rh₂` for the BDF. Switch when `rh₁ ≥ rh₂` (`5/RATIO`),
+    /// unless the Adams error at `rh₁` would be at roundoff level. Returns the ratio to apply
+    /// and the Adams order.
+    fn bdf_to_adams(&self, dsm: f64, pnorm: f64) -> Option<(f64, usize)> {
+        let exsm = 1.0 / self.l as f64;
+        let (mut dm1, mut rh1, nqm1, exm1);
+        if MAX_ORDER >= self.nq {
+            dm1 = dsm * (self.cm2[self.nq - 1] / self.cm1[self.nq - 1]);
+            rh1 = 1.0 / (1.2 * dm1.powf(exsm) + 0.0000012);
+            nqm1 = self.nq;
+            exm1 = exsm;
+        } else {
+            nqm1 = MAX_ORDER;
+            let lm1 = MAX_ORDER + 1;
+            exm1 = 1.0 / lm1 as f64;
+            dm1 = mnorm(self.col(lm1), &self.ewt) / self.cm1[MAX_ORDER - 1];
+            rh1 = 1.0 / (1.2 * dm1.powf(exm1) + 0.0000012);
+        }
+        let mut rh1it = 2.0 * rh1;
+        let pdh = self.pdnorm * self.h.abs();
+        if pdh * rh1 > 0.00001 {
+            rh1it = SM1[nqm1 - 1] / pdh;
+        }
+        rh1 = rh1.min(rh1it);
+        let rh2 = 1.0 / (1.2 * dsm.powf(exsm) + 0.0000012);
+        if rh1 * self.ratio < 5.0 * rh2 {
+            return None;
+        }
+        let alpha = 0.001_f64.max(rh1);
+        dm1 *= alpha.powf(exm1);
+        if dm1 <= 1000.0 * UROUND * pnorm {
+            return None;
+        }
+        Some((rh1, nqm1))
+    }
+}
+
+/// Outcome of one corrector pass.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Corrector {
+    /// Converged after `m` extra iterations with last correction norm `del`.
+    Converged(usize, f64),
+    /// The chord iteration failed with a Jacobian from an earlier step: retry with a new one.
+    Retry,
+    /// Failed: retract and reduce `h`.
+    Failed,
 }
 
 #[cfg(test)]

@@ -329,3 +329,260 @@ fn max_step_bounds_every_step() {
         assert!(matches!(r, Err(KernelError::InvalidOption { .. })));
     }
 }
+
+/// `y' = −1000 (y − cos t)`, `y(0) = 0` at rtol = 1e-8, atol = 1e-10, tout = 0.1, 0.2, …, 1:
+/// `(y, NST, NFE, NJE, NQU, TN)` returned by DLSODAR (JT = 2) at each tout; it switched to BDF
+/// at TSW = 0.021919022192167806 (MUSED = MCUR = 2 at every tout).
+#[allow(clippy::excessive_precision)]
+const STIFF_REF: [(f64, usize, usize, usize, usize, f64); 10] = [
+    (0.9951030050959282, 114, 230, 3, 3, 0.10293026562089665),
+    (0.980264270007954, 121, 246, 4, 4, 0.2060621019510942),
+    (0.9556310547938945, 127, 255, 4, 4, 0.3068610830731231),
+    (0.9214494905134366, 132, 261, 4, 4, 0.4145565380677644),
+    (0.8780611092539621, 136, 268, 5, 4, 0.5270430849335335),
+    (0.8258994304682673, 139, 275, 6, 5, 0.631512550264473),
+    (0.7654856402041538, 141, 279, 6, 5, 0.7207679600412051),
+    (0.6974233678808999, 143, 283, 6, 5, 0.8100233698179373),
+    (0.6223926726067133, 145, 287, 6, 5, 0.9080077170947467),
+    (0.5411432360711197, 147, 291, 6, 5, 1.0147210018716333),
+];
+
+fn relaxation(t: f64, y: &[f64], d: &mut [f64]) -> Result<(), KernelError> {
+    d[0] = -1000.0 * (y[0] - t.cos());
+    Ok(())
+}
+
+/// `y(t)` of `y' = −λ (y − cos t)`, `y(0) = 0`.
+fn relaxation_exact(t: f64) -> f64 {
+    let l = 1000.0_f64;
+    l * (l * t.cos() + t.sin() - l * (-l * t).exp()) / (l * l + 1.0)
+}
+
+#[test]
+fn stiff_relaxation_switches_to_bdf_as_dlsodar() {
+    let mut lsodar = LsodarIntegrator::new(1e-8, 1e-10).expect("valid tolerances");
+    lsodar.restart(0.0, &[0.0]);
+    let mut y = [0.0];
+    let mut worst = 0.0_f64;
+    let mut worst_exact = 0.0_f64;
+    for (k, &(yr, nst, nfe, nje, nqu, tn)) in STIFF_REF.iter().enumerate() {
+        let tout = 0.1 * (k + 1) as f64;
+        let (t, stop) = lsodar.advance(&mut relaxation, None, tout, &mut y).expect("integrates");
+        assert_eq!((t, stop), (tout, OdeStop::Reached));
+        let s = lsodar.stats();
+        println!(
+            "t = {tout}: y = {:e} (DLSODAR {yr:e}), nst {} nfe {} nje {} nqu {} method {:?} tsw {}",
+            y[0], s.steps, s.f_evaluations, s.jacobian_evaluations, s.last_order, s.method, s.switch_time
+        );
+        worst = worst.max((y[0] - yr).abs());
+        worst_exact = worst_exact.max((y[0] - relaxation_exact(tout)).abs());
+        assert_eq!((s.steps, s.f_evaluations, s.jacobian_evaluations, s.last_order), (nst, nfe, nje, nqu));
+        assert!(rel(s.tn, tn) <= 1e-14, "tn {:e} vs {tn:e}", s.tn);
+        assert_eq!((s.method_used, s.method, s.switches), (Some(LsodarMethod::Bdf), LsodarMethod::Bdf, 1));
+        assert!(rel(s.switch_time, 0.021919022192167806) <= 1e-14, "tsw {}", s.switch_time);
+    }
+    println!("stiff relaxation: max |y − y_DLSODAR| = {worst:e}, max |y − y_exact| = {worst_exact:e}");
+    assert!(worst <= 1e-14, "max |y − y_DLSODAR| = {worst:e}");
+    assert!(worst_exact <= 1e-7, "max |y − y_exact| = {worst_exact:e}");
+    // Adams alone is held to |h|·1000 ≲ 0.5 by its stability region: many more steps.
+    let mut adams = LsodarIntegrator::new(1e-8, 1e-10).expect("valid tolerances").without_method_switching();
+    adams.restart(0.0, &[0.0]);
+    let mut z = [0.0];
+    for k in 1..=10 {
+        adams.advance(&mut relaxation, None, 0.1 * f64::from(k), &mut z).expect("integrates");
+        assert_eq!(adams.stats().method, LsodarMethod::Adams);
+    }
+    let steps = adams.stats().steps;
+    let bdf_steps = STIFF_REF[9].1;
+    println!("steps to t = 1: Adams only {steps}, with switching {bdf_steps}");
+    assert!((z[0] - relaxation_exact(1.0)).abs() <= 1e-7);
+    assert!(steps >= 5 * bdf_steps, "Adams {steps} vs BDF {bdf_steps}");
+}
+
+/// `y' = −10⁴ e^{−5t} (y − cos 10t)`, `y(0) = 0` at rtol = 1e-8, atol = 1e-10, tout = 0.5, 1, 1.5,
+/// 2: stiff at first, then not. DLSODAR switched to BDF at t = 0.002198440452924658 and back to
+/// Adams at t = 0.6975964656275485. `(y, NST, NFE, NJE, TN, TSW)` at each tout.
+#[allow(clippy::excessive_precision)]
+const FADING_REF: [(f64, usize, usize, usize, f64, f64); 4] = [
+    (0.2720107349369835, 345, 626, 42, 0.5017883982424232, 0.002198440452924658),
+    (-0.8983539645485302, 523, 962, 53, 1.0015146170255582, 0.6975964656275485),
+    (0.13192702471491943, 586, 1096, 53, 1.5001687592061634, 0.6975964656275485),
+    (-0.10789689995799348, 628, 1190, 53, 2.0025647364757355, 0.6975964656275485),
+];
+
+#[test]
+fn fading_stiffness_switches_to_bdf_and_back_as_dlsodar() {
+    let mut fading = |t: f64, y: &[f64], d: &mut [f64]| -> Result<(), KernelError> {
+        d[0] = -1e4 * (-5.0 * t).exp() * (y[0] - (10.0 * t).cos());
+        Ok(())
+    };
+    let mut lsodar = LsodarIntegrator::new(1e-8, 1e-10).expect("valid tolerances");
+    lsodar.restart(0.0, &[0.0]);
+    let mut y = [0.0];
+    for (k, &(yr, nst, nfe, nje, tn, tsw)) in FADING_REF.iter().enumerate() {
+        let tout = 0.5 * (k + 1) as f64;
+        lsodar.advance(&mut fading, None, tout, &mut y).expect("integrates");
+        let s = lsodar.stats();
+        assert!((y[0] - yr).abs() <= 1e-15, "y {:e} vs DLSODAR {yr:e} at {tout}", y[0]);
+        assert_eq!((s.steps, s.f_evaluations, s.jacobian_evaluations), (nst, nfe, nje), "at {tout}");
+        assert!(rel(s.tn, tn) <= 1e-14 && rel(s.switch_time, tsw) <= 1e-14, "tn {} tsw {}", s.tn, s.switch_time);
+        let (method, switches) = if k == 0 { (LsodarMethod::Bdf, 1) } else { (LsodarMethod::Adams, 2) };
+        assert_eq!((s.method, s.method_used, s.switches), (method, Some(method), switches), "at {tout}");
+    }
+}
+
+/// Robertson's chemical kinetics (the classic stiff test; three species, a Jacobian that needs
+/// pivoting) at rtol = 1e-6, atol = 1e-10, tout = 0.4·10^k: `(y, NST, NFE, NJE, TN)` returned by
+/// DLSODAR, which switched to BDF at t = 0.007616368053185099.
+#[allow(clippy::excessive_precision)]
+const ROBERTSON_REF: [([f64; 3], usize, usize, usize, f64); 6] = [
+    ([0.9851721098262802, 3.386395304628856e-05, 0.014794026220673339], 76, 163, 6, 0.4076444953366932),
+    ([0.9055186795510963, 2.240476059449893e-05, 0.0944589156883092], 115, 239, 12, 4.058667632809952),
+    ([0.7158268911503232, 9.185525217872284e-06, 0.28416392332445883], 200, 411, 27, 40.61736816682076),
+    ([0.4505182587182336, 3.222896141481425e-06, 0.5494785183856257], 294, 610, 47, 415.0794218111845),
+    ([0.1832014660701645, 8.942448709860815e-07, 0.8167976396849651], 374, 750, 59, 4116.2890607201225),
+    ([0.03898342624017943, 1.6217712307249803e-07, 0.9610164115826976], 467, 935, 76, 40548.37957059536),
+];
+
+#[test]
+fn robertson_matches_dlsodar() {
+    let mut robertson = |_t: f64, y: &[f64], d: &mut [f64]| -> Result<(), KernelError> {
+        d[0] = -0.04 * y[0] + 1e4 * y[1] * y[2];
+        d[2] = 3e7 * y[1] * y[1];
+        d[1] = -d[0] - d[2];
+        Ok(())
+    };
+    let mut lsodar = LsodarIntegrator::new(1e-6, 1e-10).expect("valid tolerances");
+    lsodar.restart(0.0, &[1.0, 0.0, 0.0]);
+    let mut y = [1.0, 0.0, 0.0];
+    let mut worst = 0.0_f64;
+    for (k, &(yr, nst, nfe, nje, tn)) in ROBERTSON_REF.iter().enumerate() {
+        let tout = 0.4 * 10f64.powi(k as i32);
+        lsodar.advance(&mut robertson, None, tout, &mut y).expect("integrates");
+        let s = lsodar.stats();
+        for i in 0..3 {
+            worst = worst.max((y[i] - yr[i]).abs() / yr[i].abs());
+        }
+        assert_eq!((s.steps, s.f_evaluations, s.jacobian_evaluations), (nst, nfe, nje), "at {tout}");
+        assert!(rel(s.tn, tn) <= 1e-13, "tn {} vs {tn}", s.tn);
+        assert_eq!((s.method, s.switches), (LsodarMethod::Bdf, 1));
+        assert!(rel(s.switch_time, 0.007616368053185099) <= 1e-14, "tsw {}", s.switch_time);
+    }
+    println!("Robertson: max relative |y − y_DLSODAR| = {worst:e}");
+    assert!(worst <= 1e-12, "{worst:e}");
+}
+
+/// `DPRJA`'s increments and the singular iteration matrix, with powers of two so that every
+/// operation is exact: `rtol = 0`, `atol = 2⁻²⁰`, `y = 0`, `f(y) = 16 y`, `h·l₀ = 1/16`. Then
+/// `f = 0` gives `r₀ = 1`, the increment is `r = r₀/w = 2⁻²⁰`, `J = 16` and `P = 1 − J/16 = 0`:
+/// `jacobian` reports it (`IERPJ = 1`) and `‖J‖ = 16`; with `f(y) = 8 y`, `P = 1/2` is accepted.
+#[test]
+fn singular_iteration_matrix_is_detected() {
+    let atol = 2f64.powi(-20);
+    for (k, singular) in [(16.0, true), (8.0, false)] {
+        let mut lsodar = LsodarIntegrator::new(0.0, atol).expect("valid tolerances");
+        let mut f = move |_t: f64, y: &[f64], d: &mut [f64]| -> Result<(), KernelError> {
+            d[0] = k * y[0];
+            Ok(())
+        };
+        lsodar.restart(0.0, &[0.0]);
+        lsodar.start(&mut f, 0, 1.0).expect("starts");
+        lsodar.h = 0.0625;
+        lsodar.el0 = 1.0;
+        lsodar.set_weights();
+        lsodar.savf[0] = 0.0;
+        let ok = lsodar.jacobian(&mut f).expect("f succeeds");
+        assert_eq!(ok, !singular, "k = {k}");
+        assert!((lsodar.pdnorm - k).abs() <= 0.0, "‖J‖ = {}", lsodar.pdnorm);
+        assert_eq!((lsodar.nje, lsodar.nfe), (1, 2));
+        assert!(lsodar.ywork[0].abs() <= 0.0, "y restored");
+    }
+    assert_eq!(OdeFailureReason::SingularIterationMatrix.to_string(), "the iteration matrix I - h l0 J is singular");
+}
+
+/// `(x, y, ẋ, ẏ)`, `ISTATE`, `NST`, `NFE`, `NJE`, `MCUR`, `TN`, `TSW` after a DLSODAR call.
+type FlightRow = ([f64; 4], i32, usize, usize, usize, usize, f64, f64);
+
+/// One flight of Siconos' `LinearOscillatorED` (mass 1e-3 on springs k = 100, weight along x,
+/// the guarded ground root `g` of Siconos' event-driven scheme) from a post-impact state, at
+/// Siconos' tolerances, time shifted to start at 0: DLSODAR (JT = 2) switches to BDF within it.
+/// `(x, y, ẋ, ẏ, ISTATE, NST, NFE, NJE, MCUR, TN, TSW)` at tout = 0.0027530188769529, then
+/// 0.0077530188769529 and the root.
+#[allow(clippy::excessive_precision)]
+const FLIGHT_REF: [FlightRow; 3] = [
+    (
+        [0.01392079424199789, 0.0007002072505366163, 3.6950669403933785, 0.225767536704375],
+        2,
+        78,
+        126,
+        0,
+        1,
+        0.002869259618939192,
+        0.0,
+    ),
+    (
+        [0.01144111482137892, 0.0007066596872422631, -4.471142069021601, -0.2237480919303564],
+        2,
+        245,
+        480,
+        7,
+        2,
+        0.0077569793758523135,
+        0.005517835122249212,
+    ),
+    (
+        [-4.472333961502706e-19, 0.00010544756594204672, -5.771091483396819, -0.31446475332443957],
+        3,
+        373,
+        772,
+        13,
+        2,
+        0.00991631817453433,
+        0.005517835122249212,
+    ),
+];
+
+#[test]
+fn oscillator_flight_switches_to_bdf_as_dlsodar() {
+    let (m, k) = (1e-3, 1e2);
+    let tol_ed = 1000.0 * (10.0 * f64::EPSILON);
+    let mut f = move |_t: f64, x: &[f64], d: &mut [f64]| -> Result<(), KernelError> {
+        d[0] = x[3];
+        d[1] = x[4];
+        d[2] = x[5];
+        d[3] = (-m * G - k * x[0]) / m;
+        d[4] = (-k * x[1]) / m;
+        d[5] = 0.0;
+        Ok(())
+    };
+    let mut g = move |_t: f64, x: &[f64], out: &mut [f64]| -> Result<(), KernelError> {
+        let (y, yd) = (x[0], x[3]);
+        out[0] = if y > tol_ed {
+            y
+        } else if yd > -tol_ed {
+            100.0 * tol_ed
+        } else {
+            y
+        };
+        Ok(())
+    };
+    let t0 = 3.722469811230471e-01;
+    let seed = [-3.002155815612362e-16, -9.475091194379469e-05, 0.0, 5.771091483404373, 0.3148050610593081, 0.0];
+    let mut lsodar = LsodarIntegrator::siconos();
+    lsodar.restart(0.0, &seed);
+    let mut x = seed;
+    for (i, tout) in [0.375 - t0, 0.38 - t0, 0.385 - t0].into_iter().enumerate() {
+        let (xr, istate, nst, nfe, nje, mcur, tn, tsw) = FLIGHT_REF[i];
+        let mut gr: &mut Rhs = &mut g;
+        let (_, stop) = lsodar.advance(&mut f, Some((1, &mut gr)), tout, &mut x).expect("integrates");
+        assert_eq!(matches!(stop, OdeStop::Root { .. }), istate == 3);
+        let s = lsodar.stats();
+        let method = if mcur == 2 { LsodarMethod::Bdf } else { LsodarMethod::Adams };
+        assert_eq!((s.steps, s.f_evaluations, s.jacobian_evaluations, s.method), (nst, nfe, nje, method), "call {i}");
+        assert!(rel(s.tn, tn) <= 1e-14 && (s.switch_time - tsw).abs() <= 1e-16, "tn {} tsw {}", s.tn, s.switch_time);
+        let got = [x[0], x[1], x[3], x[4]];
+        for c in 0..4 {
+            assert!((got[c] - xr[c]).abs() <= 1e-15 * xr[c].abs().max(1e-3), "call {i} component {c}: {got:?}");
+        }
+    }
+}

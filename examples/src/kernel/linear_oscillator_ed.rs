@@ -1,0 +1,209 @@
+//! Siconos' `LinearOscillatorED` example (Siconos tutorials, `BouncingBallEventDriven`): the ball
+//! of `BouncingBallED` with a light mass held by two stiff springs, dropped on the ground and
+//! simulated event by event.
+//!
+//! `M q̈ + K q = F_ext + Hᵀ λ` with `q = (x, y, θ)`, `M = diag(m, m, 3/5 m R²)`,
+//! `K = diag(k_x, k_y, 0)`, `F_ext = (−m g, 0, 0)`, `m = 10⁻³`, `k_x = k_y = 100` (angular frequency
+//! `√(k/m) ≈ 316 rad/s`), `q₀ = (1, 0.001, 0)`, `v₀ = 0`; the contact `y = x ≥ 0` with Newton's
+//! impact law `e = 0.9`. Between impacts our port of LSODAR integrates the flight at Siconos'
+//! tolerances (`LsodarOSI`: `rtol = 10ε`, `atol = 100ε`), switching between Adams and BDF as
+//! `DLSODAR` does (Petzold 1983); [`IntegrationTotals`] counts the switches over the run.
+
+use std::sync::{Arc, Mutex};
+
+use nonsmooth::kernel::KernelError;
+use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::simulation::{
+    EventDriven, EventDrivenOptions, LsodarIntegrator, LsodarMethod, LsodarStats, OdeStop, SmoothIntegrator,
+    TimeDiscretisation, Trajectory,
+};
+
+/// Names of the columns of [`LinearOscillatorEd::simulate`]'s rows: time, height `x`, its
+/// velocity, impulse `p(1)[0]`, contact force `p(2)[0]`, multipliers `λ(1)[0]` and `λ(2)[0]`,
+/// lateral position `y` and its velocity.
+pub const COLUMN_NAMES: [&str; 9] = ["t", "x", "v_x", "p1_x", "p2_x", "lambda1", "lambda2", "y", "v_y"];
+
+/// Gravity.
+pub const GRAVITY: f64 = 9.81;
+
+/// Parameters of the model (defaults: those of Siconos' tutorial).
+#[derive(Clone, Copy, Debug)]
+pub struct LinearOscillatorEd {
+    /// Output step (default 0.005).
+    pub h: f64,
+    /// Final time (default 8.5).
+    pub t_end: f64,
+    /// Mass (default 1e-3).
+    pub mass: f64,
+    /// Spring stiffnesses along x and y (default 100 each).
+    pub stiffness: (f64, f64),
+    /// Restitution coefficient (default 0.9).
+    pub restitution: f64,
+}
+
+impl Default for LinearOscillatorEd {
+    fn default() -> Self {
+        Self { h: 0.005, t_end: 8.5, mass: 1e-3, stiffness: (1e2, 1e2), restitution: 0.9 }
+    }
+}
+
+/// Counters of the smooth integration summed over a run (LSODAR restarts after every nonsmooth
+/// event, and its own counters with it).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct IntegrationTotals {
+    /// Integration steps.
+    pub steps: usize,
+    /// Evaluations of the right-hand side (Jacobian columns included).
+    pub f_evaluations: usize,
+    /// Difference-quotient Jacobians.
+    pub jacobian_evaluations: usize,
+    /// Method switches (Adams → BDF and back).
+    pub switches: usize,
+    /// Calls to the integrator whose last step was a BDF step.
+    pub bdf_calls: usize,
+    /// Calls to the integrator.
+    pub calls: usize,
+    /// Time of the first switch to BDF.
+    pub first_bdf: Option<f64>,
+}
+
+/// [`LsodarIntegrator`] as the smooth integrator of [`EventDriven`], as
+/// [`LsodarSmooth`](nonsmooth::kernel::simulation::LsodarSmooth) (history kept across grid
+/// events, restarted after nonsmooth ones, nothing done for a call ending at its start time),
+/// adding its counters to shared [`IntegrationTotals`] after each call.
+#[derive(Debug)]
+pub struct CountingLsodar {
+    inner: LsodarIntegrator,
+    t: f64,
+    last: LsodarStats,
+    totals: Arc<Mutex<IntegrationTotals>>,
+}
+
+impl CountingLsodar {
+    /// Wraps `inner`; the totals are added to `totals`.
+    pub fn new(inner: LsodarIntegrator, totals: Arc<Mutex<IntegrationTotals>>) -> Self {
+        Self { inner, t: f64::NAN, last: LsodarStats::default(), totals }
+    }
+}
+
+impl SmoothIntegrator for CountingLsodar {
+    fn restart(&mut self, t0: f64, y0: &[f64]) {
+        self.t = t0;
+        self.inner.restart(t0, y0);
+        self.last = LsodarStats::default();
+    }
+
+    fn advance(
+        &mut self,
+        f: &mut dyn FnMut(f64, &[f64], &mut [f64]) -> Result<(), KernelError>,
+        roots: Option<(usize, &mut dyn FnMut(f64, &[f64], &mut [f64]) -> Result<(), KernelError>)>,
+        tout: f64,
+        y: &mut [f64],
+    ) -> Result<(f64, OdeStop), KernelError> {
+        if tout <= self.t {
+            return Ok((self.t, OdeStop::Reached));
+        }
+        let result = self.inner.advance(f, roots, tout, y);
+        let s = self.inner.stats();
+        {
+            let mut totals = self.totals.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            totals.calls += 1;
+            totals.steps += s.steps - self.last.steps;
+            totals.f_evaluations += s.f_evaluations - self.last.f_evaluations;
+            totals.jacobian_evaluations += s.jacobian_evaluations - self.last.jacobian_evaluations;
+            totals.switches += s.switches - self.last.switches;
+            if s.method_used == Some(LsodarMethod::Bdf) {
+                totals.bdf_calls += 1;
+                if totals.first_bdf.is_none() {
+                    totals.first_bdf = Some(s.switch_time);
+                }
+            }
+        }
+        self.last = s;
+        let (t, stop) = result?;
+        self.t = t;
+        Ok((t, stop))
+    }
+}
+
+/// A run: the rows and the integration counters.
+#[derive(Clone, Debug)]
+pub struct LinearOscillatorRun {
+    /// The rows of `LinearOscillatorED.ref` ([`COLUMN_NAMES`]).
+    pub rows: Trajectory,
+    /// The counters of the smooth integration.
+    pub totals: IntegrationTotals,
+}
+
+impl LinearOscillatorEd {
+    /// The simulation with the given smooth integrator, its ball and its contact.
+    ///
+    /// # Errors
+    /// Kernel errors.
+    pub fn build_with(
+        &self,
+        integrator: impl SmoothIntegrator + 'static,
+    ) -> Result<(EventDriven, DsId, InteractionId), KernelError> {
+        let (m, r) = (self.mass, 0.1);
+        let mass = faer::mat![[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, 3.0 / 5.0 * m * r * r]];
+        let (kx, ky) = self.stiffness;
+        let ball = LagrangianLinearTids::new(vec![1.0, 0.001, 0.0], vec![0.0; 3], mass)?
+            .with_stiffness(faer::mat![[kx, 0.0, 0.0], [0.0, ky, 0.0], [0.0, 0.0, 0.0]])?
+            .with_external_force(vec![-m * GRAVITY, 0.0, 0.0])?;
+        let mut nsds = Nsds::new();
+        let ball = nsds.add_ds(ball);
+        let contact = nsds.link(
+            LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?,
+            NonsmoothLaw::newton_impact(self.restitution)?,
+            &[ball],
+        )?;
+        let sim = EventDriven::new(
+            nsds,
+            TimeDiscretisation::new(0.0, self.h, self.t_end)?,
+            integrator,
+            EventDrivenOptions::default(),
+        )?;
+        Ok((sim, ball, contact))
+    }
+
+    /// Runs the model with our LSODAR at Siconos' tolerances and returns the rows of
+    /// `LinearOscillatorED.ref` (one per event read after it is processed, plus a pre-impact row
+    /// before each impact: the state just before it, `p(1)`, `p(2)`, then zeros; no row for
+    /// `t0`, as Siconos' driver) and the integration counters.
+    ///
+    /// # Errors
+    /// Kernel errors.
+    pub fn simulate(&self) -> Result<LinearOscillatorRun, KernelError> {
+        let totals = Arc::new(Mutex::new(IntegrationTotals::default()));
+        let (mut sim, ball, contact) =
+            self.build_with(CountingLsodar::new(LsodarIntegrator::siconos(), totals.clone()))?;
+        let mut rows = Trajectory::new(COLUMN_NAMES.len());
+        while sim.has_next_event() {
+            sim.advance_to_event()?;
+            let nonsmooth = sim.next_event_is_nonsmooth();
+            let Some(report) = sim.process_events()? else { break };
+            let row = sim.with_nsds(|nsds| -> Result<_, KernelError> {
+                let s = nsds.ds(ball)?.state();
+                let i = nsds.interaction(contact)?;
+                Ok([
+                    report.time,
+                    s.q()[0],
+                    s.v()[0],
+                    s.p(1)[0],
+                    s.p(2)[0],
+                    i.lambda(1)[0],
+                    i.lambda(2)[0],
+                    s.q()[1],
+                    s.v()[1],
+                ])
+            })?;
+            if nonsmooth && report.impact {
+                let (pq, pv) = sim.pre_impact_state(ball)?;
+                rows.push(&[report.time, pq[0], pv[0], row[3], row[4], 0.0, 0.0, 0.0, 0.0]);
+            }
+            rows.push(&row);
+        }
+        let totals = *totals.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(LinearOscillatorRun { rows, totals })
+    }
+}
