@@ -167,3 +167,48 @@ fn a_sphere_dropped_sliding_slides_through_its_frictional_impact_then_rolls() {
     let last = run.rows.row(run.rows.rows() - 1);
     assert!((last[4] - v_roll).abs() <= 1e-9 && last[10].abs() <= 1e-10, "{last:?}");
 }
+
+/// The acceleration getters on a Newton–Euler body with friction: `q̈` is the twist rate `v̇`
+/// (6 components). While the sphere slides `v̇ = (−μ g, 0, 0, 0, 5 μ g / (2 R), 0)` (the friction
+/// force at the contact point, `I = 2/5 m R²`) and `λ[2] = (m g, ±μ m g, 0)` up to the tangent
+/// basis; once it rolls `v̇ = 0`, the contact's `ÿ = 0` and `λ[2] = (m g, 0, 0)`, up to round-off.
+#[test]
+fn the_acceleration_getters_of_the_rolling_sphere() {
+    let model = RollingSphereEd::default();
+    let (mut sim, body, contact) = model.build().expect("the model builds");
+    let (mu, m, r) = (model.mu, model.mass, model.radius);
+    let (mut sliding, mut rolling) = (0, 0);
+    let (mut worst_slide, mut worst_roll) = (0.0f64, 0.0f64);
+    while sim.has_next_event() {
+        sim.advance_to_event().expect("integrates");
+        let Some(report) = sim.process_events().expect("processes the event") else { break };
+        let a = sim.acceleration(body).expect("a system").to_vec();
+        let y2 = sim.output(contact, 2).expect("a contact").to_vec();
+        let l2 = sim.multiplier(contact, 2).expect("a contact").to_vec();
+        assert_eq!((a.len(), y2.len(), l2.len()), (6, 3, 3));
+        match sim.friction_mode(contact).expect("a contact") {
+            FrictionMode::Sliding { .. } => {
+                sliding += 1;
+                let expected = [-mu * G, 0.0, 0.0, 0.0, 2.5 * mu * G / r, 0.0];
+                let da = a.iter().zip(expected).map(|(x, e)| (x - e).abs()).fold(0.0, f64::max);
+                let dl = (l2[0] - m * G).abs().max((l2[1].hypot(l2[2]) - mu * m * G).abs());
+                // The contact point's tangential acceleration v̇_x − R ω̇_y = −7/2 μ g.
+                let dy = y2[0].abs().max((y2[1].hypot(y2[2]) - 3.5 * mu * G).abs());
+                worst_slide = worst_slide.max(da).max(dl).max(dy);
+            }
+            mode => {
+                assert_eq!(mode, FrictionMode::Sticking, "t = {}", report.time);
+                rolling += 1;
+                let da = a.iter().fold(0.0f64, |w, x| w.max(x.abs()));
+                let dy = y2.iter().fold(0.0f64, |w, x| w.max(x.abs()));
+                let dl = (l2[0] - m * G).abs().max(l2[1].abs()).max(l2[2].abs());
+                worst_roll = worst_roll.max(da).max(dy).max(dl);
+            }
+        }
+    }
+    println!(
+        "sliding ({sliding} events): worst deviation {worst_slide:.1e}; rolling ({rolling} events): worst {worst_roll:.1e}"
+    );
+    assert!(sliding >= 3 && rolling >= 3, "{sliding} {rolling}");
+    assert!(worst_slide <= 1e-9 && worst_roll <= 1e-9, "{worst_slide:e} {worst_roll:e}");
+}

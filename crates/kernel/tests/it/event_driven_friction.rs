@@ -367,3 +367,51 @@ fn a_block_on_a_pushed_cart_slips_when_its_inertia_needs_more_than_friction() ->
     assert!(worst <= 1e-9, "{worst:e}");
     Ok(())
 }
+
+/// The acceleration getters with friction: in flight `q̈ = (0, −g)`, `ÿ = (−g, 0)`; while the
+/// mass slides (+x) after its impact `q̈ = (−μ g, 0)`, `ÿ = (ü_N, ü_T) = (0, −μ g)`,
+/// `λ[2] = (m g, −μ m g)` and `p[2] = Gᵀ λ[2] = (−μ m g, m g)` (the tangential force is in
+/// the accelerations); once it sticks `q̈ = 0`, `ÿ = 0`, `λ[2] = (m g, 0)`.
+#[test]
+fn the_acceleration_getters_include_the_friction_force() -> Result<(), KernelError> {
+    let m = 2.0;
+    let mut sim = thrown(2, 1.0, &[3.0], ode())?;
+    let body = sim.with_nsds(|n| n.ds_ids().next()).expect("one system");
+    let contact = sim.with_nsds(|n| n.interaction_ids().next()).expect("one contact");
+    let close = |a: &[f64], b: &[f64]| a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-9);
+    let mut seen = [0usize; 3];
+    let mut impacted = false;
+    while sim.has_next_event() {
+        let Some(r) = sim.step()? else { break };
+        impacted |= r.impact;
+        let (a, y2, l2, p2) = (
+            sim.acceleration(body)?.to_vec(),
+            sim.output(contact, 2)?.to_vec(),
+            sim.multiplier(contact, 2)?.to_vec(),
+            sim.reaction(body, 2)?.to_vec(),
+        );
+        let expected: [&[f64]; 4] = match sim.friction_mode(contact)? {
+            FrictionMode::Inactive => {
+                assert!(!impacted, "t = {}", r.time);
+                seen[0] += 1;
+                [&[0.0, -G], &[-G, 0.0], &[0.0, 0.0], &[0.0, 0.0]]
+            }
+            FrictionMode::Sliding { .. } => {
+                seen[1] += 1;
+                [&[-MU * G, 0.0], &[0.0, -MU * G], &[m * G, -MU * m * G], &[-MU * m * G, m * G]]
+            }
+            mode => {
+                assert_eq!(mode, FrictionMode::Sticking, "t = {}", r.time);
+                seen[2] += 1;
+                [&[0.0, 0.0], &[0.0, 0.0], &[m * G, 0.0], &[0.0, m * G]]
+            }
+        };
+        let got = [&a[..], &y2[..], &l2[..], &p2[..]];
+        for (name, (g, e)) in ["q̈", "ÿ", "λ[2]", "p[2]"].iter().zip(got.iter().zip(expected)) {
+            assert!(close(g, e), "t = {}: {name} = {g:?}, expected {e:?}", r.time);
+        }
+    }
+    println!("events in flight, sliding, sticking: {seen:?}");
+    assert!(seen.iter().all(|&k| k >= 3), "{seen:?}");
+    Ok(())
+}
