@@ -14,7 +14,8 @@ use nonsmooth::kernel::simulation::Trajectory;
 use nonsmooth_examples::TrajectoryOutput;
 use nonsmooth_examples::cli::kernel::*;
 use nonsmooth_examples::cli::mechanics::{
-    BouncingBallNetsArgs, HingedDoorArgs, PendulumChainArgs, PourSpheresArgs, RollingSphereArgs, SliderCrankNeArgs,
+    BouncingBallNetsArgs, HingedDoorArgs, PendulumChainArgs, PourSpheresArgs, RollingSphereArgs, RollingSphereEdArgs,
+    SliderCrankNeArgs,
 };
 use nonsmooth_examples::cli::numerics::SolveLcpArgs;
 use nonsmooth_examples::cli::{OnNonConvergence, on_nonconvergence};
@@ -39,6 +40,7 @@ fn commands() -> Vec<clap::Command> {
         MixedIntegratorsArgs::command(),
         NonlinearSwitchArgs::command(),
         PendulumEdArgs::command(),
+        SlopeBlockEdArgs::command(),
         LinearOscillatorEdArgs::command(),
         SimpleExampleRelayArgs::command(),
         SliderCrankArgs::command(),
@@ -46,6 +48,7 @@ fn commands() -> Vec<clap::Command> {
         WoodpeckerArgs::command(),
         BouncingBallNetsArgs::command(),
         RollingSphereArgs::command(),
+        RollingSphereEdArgs::command(),
         HingedDoorArgs::command(),
         SliderCrankNeArgs::command(),
         PendulumChainArgs::command(),

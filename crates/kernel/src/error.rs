@@ -62,6 +62,15 @@ pub enum KernelError {
     /// The model and the simulation do not fit together (e.g. a friction law with an LCP).
     #[error("invalid model: {0}")]
     InvalidModel(String),
+    /// A model the chosen simulation scheme does not handle yet (e.g. the event-driven scheme
+    /// with a relay law, or with frictional and frictionless contacts together).
+    #[error("{scheme} does not handle {what}")]
+    Unsupported {
+        /// The scheme.
+        scheme: &'static str,
+        /// What in the model it does not handle.
+        what: String,
+    },
     /// The one-step nonsmooth problem was not solved to its tolerance and the policy is
     /// [`NonConvergencePolicy::Fail`](crate::simulation::NonConvergencePolicy::Fail).
     #[error("the one-step problem did not converge at t = {time} (step {step}): {report:?}")]

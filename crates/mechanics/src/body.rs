@@ -565,6 +565,27 @@ impl SecondOrderDs for NewtonEulerDs {
             *x *= inv;
         }
     }
+
+    /// `q̇ = T(q) v = (v_G, ½ p∘(0, Ω))` (developer notes, "The equations of motion": the
+    /// quaternion rate of a body-frame angular velocity).
+    fn position_rate(&self, q: &[f64], v: &[f64], out: &mut [f64]) -> bool {
+        out[..3].copy_from_slice(&v[..3]);
+        let dp = quat_mul([q[3], q[4], q[5], q[6]], [0.0, 0.5 * v[3], 0.5 * v[4], 0.5 * v[5]]);
+        out[3..7].copy_from_slice(&dp);
+        true
+    }
+
+    /// `p ← p/|p|` (Siconos' `NewtonEulerDS::normalizeq`); `true` when a bit of `p` changed.
+    fn normalize_position(&self, q: &mut [f64]) -> bool {
+        let n = (q[3] * q[3] + q[4] * q[4] + q[5] * q[5] + q[6] * q[6]).sqrt();
+        let mut changed = false;
+        for x in &mut q[3..7] {
+            let y = *x / n;
+            changed |= y.to_bits() != x.to_bits();
+            *x = y;
+        }
+        changed
+    }
 }
 
 #[cfg(test)]
@@ -643,6 +664,36 @@ mod tests {
         let n = (current[3] * current[3] + current[4] * current[4] + current[5] * current[5] + current[6] * current[6])
             .sqrt();
         assert!((n - 1.0).abs() < 1e-12, "norm {n}");
+    }
+
+    /// `T(q) v` is the derivative of the exact Lie-group motion `(x + h v_G, p ∘ expq(h Ω))` at
+    /// `h = 0`; the normalization brings a drifted quaternion back and reports it.
+    #[test]
+    fn the_position_rate_is_the_derivative_of_the_motion() {
+        let b = body();
+        let p = Quaternion::from_axis_angle([0.3, -1.0, 0.5], 0.8).expect("an axis");
+        let q = [0.1, -0.2, 0.3, p.w, p.x, p.y, p.z];
+        let v = [0.5, -0.3, 0.2, 1.0, -2.0, 0.7];
+        let mut rate = [0.0; 7];
+        assert!(b.position_rate(&q, &v, &mut rate));
+        let h = 1e-6;
+        let (mut qp, mut qm) = ([0.0; 7], [0.0; 7]);
+        let v_minus: Vec<f64> = v.iter().map(|x| -x).collect();
+        b.update_position(h, 1.0, &q, &v, &v, &mut qp);
+        b.update_position(h, 1.0, &q, &v_minus, &v_minus, &mut qm);
+        for k in 0..7 {
+            let fd = (qp[k] - qm[k]) / (2.0 * h);
+            assert!((fd - rate[k]).abs() < 1e-9, "{k}: {fd} vs {}", rate[k]);
+        }
+        let mut drifted = q;
+        for x in &mut drifted[3..] {
+            *x *= 1.0 + 1e-6;
+        }
+        assert!(b.normalize_position(&mut drifted));
+        let n = (drifted[3..].iter().map(|x| x * x).sum::<f64>()).sqrt();
+        assert!((n - 1.0).abs() < 1e-15, "norm {n}");
+        let mut unit = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0];
+        assert!(!b.normalize_position(&mut unit));
     }
 
     #[test]

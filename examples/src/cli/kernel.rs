@@ -504,3 +504,22 @@ pub struct WoodpeckerArgs {
     #[command(flatten)]
     pub output: TrajectoryOutput,
 }
+
+/// A block on a frictional slope that tilts with time, simulated event by event.
+///
+/// The system: a point mass of 1 kg on a plane whose angle grows as θ(t) = 0.2 + 0.5 t rad
+/// (gravity rotated in the frame of the slope), 2D Newton impact law with Coulomb friction
+/// μ = 0.5, starting at rest. The scheme: event-driven (Dormand–Prince with root finding; the
+/// acceleration problem in the sticking mode until the friction force reaches the cone,
+/// tan θ(t) = μ, then sliding), outputs every h = 0.05, T = 1.
+///
+/// Without --output it prints the nonsmooth events and the slip time against
+/// (atan μ − θ₀)/ω. With --output FILE it writes one row per event: t, x, y, v_x, v_y,
+/// theta, lambda2_n, lambda2_t, size_I1, size_I2.
+#[derive(Clone, Debug, PartialEq, Parser)]
+#[command(name = "slope_block_ed", verbatim_doc_comment)]
+pub struct SlopeBlockEdArgs {
+    /// The trajectory file (`--output FILE`, `--siconos`).
+    #[command(flatten)]
+    pub output: TrajectoryOutput,
+}

@@ -251,3 +251,24 @@ pub struct SliderCrankNeArgs {
     #[command(flatten)]
     pub output: TrajectoryOutput,
 }
+
+/// A sphere launched sliding on a plane with Coulomb friction, simulated event by event.
+///
+/// The system: a Newton–Euler solid sphere (radius 0.1 m, mass 1 kg, I = 2/5 m R²) at rest on
+/// the plane z = 0 but for its speed of 2 m/s along x, without spin; the contact is a 3D
+/// Newton impact law with Coulomb friction, μ = 0.3, no restitution. The scheme: event-driven
+/// (Dormand–Prince with root finding; the acceleration problem with the sliding, then sticking
+/// mode; the slip → stick event located by the root of the sliding velocity), outputs every
+/// h = 0.01, T = 0.4.
+///
+/// Without --output it prints the nonsmooth events, the stick time against
+/// t* = 2 v0 / (7 μ g) and the final speed against 5 v0 / 7. With --output FILE it writes one
+/// row per event: t, x, y, z, v_x, v_y, v_z, w_x, w_y, w_z (angular velocity, inertial frame),
+/// slip_x, slip_y (velocity of the contact point), quaternion_norm, lambda2_n, size_I1, size_I2.
+#[derive(Clone, Debug, PartialEq, Parser)]
+#[command(name = "rolling_sphere_ed", verbatim_doc_comment)]
+pub struct RollingSphereEdArgs {
+    /// The trajectory file (`--output FILE`, `--siconos`).
+    #[command(flatten)]
+    pub output: TrajectoryOutput,
+}

@@ -18,5 +18,6 @@ pub mod nonlinear_switch;
 pub mod pendulum_ed;
 pub mod simple_example_relay;
 pub mod slider_crank;
+pub mod slope_block_ed;
 pub mod two_bouncing_balls_global;
 pub mod woodpecker;

@@ -5,6 +5,7 @@ pub mod hinged_door;
 pub mod pendulum_chain;
 pub mod pour;
 pub mod rolling_sphere;
+pub mod rolling_sphere_ed;
 pub mod slider_crank_ne;
 pub mod sphere_pile;
 

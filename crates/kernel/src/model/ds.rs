@@ -231,6 +231,27 @@ pub trait SecondOrderDs: Send {
             *qi += di;
         }
     }
+
+    /// Writes the position rate `q̇ = T(q) v` into `out` (`position_size` entries), the
+    /// kinematic equation the event-driven scheme integrates (Siconos developer documentation,
+    /// "Lagrangian dynamical systems" and "NewtonEuler Dynamical Systems"); returns whether it
+    /// did. The default, for `T(q) = I`, copies `v` (and returns `false`, writing nothing, when
+    /// positions and velocities differ in size); Newton–Euler bodies give
+    /// `(v_G, ½ p∘(0, Ω))`.
+    fn position_rate(&self, _q: &[f64], v: &[f64], out: &mut [f64]) -> bool {
+        if out.len() != v.len() {
+            return false;
+        }
+        out.copy_from_slice(v);
+        true
+    }
+
+    /// Brings positions integrated as `q̇ = T(q) v` back onto the system's configuration
+    /// manifold (a Newton–Euler body's unit quaternion, `p ← p/|p|`); returns whether `q`
+    /// changed. The default (`q ∈ Rⁿ`) leaves `q` as it is and returns `false`.
+    fn normalize_position(&self, _q: &mut [f64]) -> bool {
+        false
+    }
 }
 
 /// `q = q_k + h θ v + h (1 − θ) v_k`, in Siconos 4.4's order of operations

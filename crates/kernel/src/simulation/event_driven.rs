@@ -22,15 +22,33 @@
 //! `LagrangianRelation::time_second_derivative`, required for a relation with `∂h/∂t`), and the
 //! double condition tests the same `ÿ`.
 //!
+//! Systems with `T(q) ≠ I` (Newton–Euler bodies): the integrated state holds `q` (7 per body)
+//! and `v` (6, the twist), with `q̇ = T(q) v` ([`crate::model::SecondOrderDs::position_rate`]);
+//! the unit quaternion is brought back to the unit sphere
+//! ([`crate::model::SecondOrderDs::normalize_position`]) after each integration segment (the
+//! integrator then restarts from the normalized state) and at each event. `G` is the relations'
+//! Jacobian in twist coordinates (`ẏ = G v`), as in the time-stepping schemes, so every problem
+//! above reads the same with `M` the body's `diag(m I₃, I)`.
+//!
+//! Newton impact laws with Coulomb friction (2D or 3D, one model holds one kind of law): the
+//! impact problem is the frictional contact problem at velocity level and the acceleration
+//! problem a mode-dependent mixed problem, with friction root functions; [`friction`] states
+//! the problem solved at each level.
+//!
 //! Acceleration level. After each integration (at the point reached) and after each nonsmooth
 //! event, the simulation evaluates the right-hand side of the smooth dynamics once more at the
 //! current state, as Siconos' `LsodarOSI` does when it stores `q̈` in the systems (its
 //! `LagrangianDS::computeRhs`): the accelerations
 //! `q̈ = M(q)⁻¹ (F(t, q, v) + Σ_{α ∈ I_2} G_αᵀ λ_α[2])` ([`EventDriven::acceleration`]) and the
 //! outputs `ÿ_α = G_α q̈ + Ġ_α v (+ ∂²h/∂t² + 2 ∂G/∂t · v)` of every interaction
-//! ([`EventDriven::output`] at level 2; on `I_2` this is the `w` of the acceleration LCP). The
+//! ([`EventDriven::output`] at level 2; on `I_2` this is the `w` of the acceleration problem). The
 //! multipliers `λ[1]`, `λ[2]` and the inputs `p[1]`, `p[2]` are those the impact and
 //! acceleration problems stored ([`EventDriven::multiplier`], [`EventDriven::reaction`]).
+//! For a Newton–Euler body `q̈` is the time derivative of the twist, `v̇` (6 components, the
+//! coordinates of `G`), not the second derivative of the 7 coordinates of `q`. With friction,
+//! `λ[2]` of a contact holds all its rows (`λ_N`, then `λ_T`: the sticking force, or
+//! `−μ λ_N d` while sliding), so that `q̈` includes the tangential forces and `ÿ` is the
+//! contact's whole local acceleration `(ü_N, ü_T)`.
 //!
 //! Zeno (accumulation of impacts). A contact whose impacts accumulate at a finite time
 //! `t∞ = Σ Δ_k` (a ball with `0 < e < 1`: `Δ_{k+1} = e Δ_k`; Acary and Brogliato 2008, §7.1;
@@ -50,7 +68,10 @@
 //! the last impact).
 //! Then, by [`EventDrivenOptions::zeno_policy`], the simulation stops there
 //! ([`ZenoPolicy::Stop`]) or the contact is made persistent ([`ZenoPolicy::Rest`]: the impact
-//! of the event is solved with `e = 0` for it, so that it enters `I_2`, and the run continues).
+//! of the event is solved with `e = 0` for it, so that it enters `I_2`, and the run continues;
+//! for a frictional contact `e_N = 0` on the normal row of the frictional impact problem, the
+//! tangential restitution unchanged). Impacts are counted on the normal row `ẏ_N < 0`, with or
+//! without friction.
 
 // Index loops mirror the formulas (several arrays indexed together).
 #![allow(clippy::needless_range_loop)]
@@ -67,8 +88,14 @@ use super::ode::{LsodarIntegrator, OdeIntegrator, OdeOptions, OdeStop};
 use super::osns::{BlockAssembly, MatrixStorage};
 use super::time_stepping::TimeDiscretisation;
 use crate::linalg::DenseLu;
-use crate::model::{DsId, InteractionId, NonsmoothLaw, Nsds};
+use crate::model::{DsId, InteractionId, Nsds};
 use crate::{KernelError, NonFiniteValue};
+use nonsmooth_numerics::fc::fc2d_lcp::Fc2dLemkeOptions;
+use nonsmooth_numerics::fc::nsgs::{NsgsLocalSolver, NsgsOptions};
+use nonsmooth_numerics::fc::{Fc2dMethod, Fc3dMethod};
+
+pub mod friction;
+pub use friction::FrictionMode;
 
 /// A right-hand side `f(t, y, out)` of an ODE.
 pub type RhsFn<'a> = &'a mut dyn FnMut(f64, &[f64], &mut [f64]) -> Result<(), KernelError>;
@@ -134,9 +161,11 @@ impl SmoothIntegrator for RestartingOde {
     }
 }
 
-/// Our port of LSODAR's nonstiff path ([`LsodarIntegrator`]) as the smooth integrator: the
-/// history is kept across grid events and restarted after nonsmooth ones, as Siconos'
-/// `LsodarOSI` does. With [`LsodarSmooth::siconos`] (rtol = 10ε, atol = 100ε) the event-driven
+/// Our port of ODEPACK's DLSODAR ([`LsodarIntegrator`]: Adams–Moulton for nonstiff and BDF for
+/// stiff stretches, with DSTODA's automatic switch between them; Hindmarsh 1983, Petzold 1983)
+/// as the smooth integrator: the Nordsieck history (and the current method) is kept across
+/// grid events and restarted, with Adams, after nonsmooth ones and after the state was moved
+/// (quaternion renormalization), as Siconos' `LsodarOSI` does. With [`LsodarSmooth::siconos`] (rtol = 10ε, atol = 100ε) the event-driven
 /// runs reproduce Siconos 4.4's.
 #[derive(Debug)]
 pub struct LsodarSmooth {
@@ -190,6 +219,12 @@ pub struct EventDrivenOptions {
     /// The solver of the impact and acceleration LCPs (default: Lemke, tolerance 1e-6, as
     /// Siconos' `LCP()`).
     pub lcp: LcpMethod,
+    /// The solver of the impact problem with 2D Coulomb friction (default: Lemke on the LCP
+    /// reformulation, exact, tolerance 1e-12).
+    pub fc2d: Fc2dMethod,
+    /// The solver of the impact problem with 3D Coulomb friction (default: NSGS with the exact
+    /// one-contact quartic solver, tolerance 1e-12, at most 10 000 sweeps).
+    pub fc3d: Fc3dMethod,
     /// Zeno detector: the number `K ≥ 2` of consecutive inter-impact intervals of one contact it
     /// examines (default: 10). See the module documentation.
     pub zeno_impacts: usize,
@@ -228,6 +263,10 @@ impl Default for EventDrivenOptions {
         Self {
             tolerance: 1e4 * f64::EPSILON,
             lcp: LcpMethod::Lemke(LemkeOptions::default().with_tolerance(1e-6).with_max_iterations(10_000)),
+            fc2d: Fc2dMethod::Lemke(Fc2dLemkeOptions::default()).with_tolerance(1e-12),
+            fc3d: Fc3dMethod::Nsgs(NsgsOptions::default().with_local_solver(NsgsLocalSolver::Quartic))
+                .with_tolerance(1e-12)
+                .with_max_iterations(10_000),
             zeno_impacts: 10,
             zeno_window: 1e-13,
             zeno_ratio_spread: 2.0,
@@ -296,6 +335,8 @@ pub struct EventReport {
 #[derive(Debug, Default)]
 struct DsData {
     offset: usize,
+    /// Size of `q` (`n` unless `T(q) ≠ I`).
+    nq: usize,
     n: usize,
     lu: DenseLu,
     lu_ready: bool,
@@ -316,6 +357,8 @@ struct Smooth {
     lcp: Box<dyn LcpSolver + Send>,
     /// The blocks `G_α^j M_j⁻¹ (G_β^j)ᵀ` of the impact and acceleration problems.
     assembly: BlockAssembly,
+    /// The friction modes and solvers, for a model with Newton impact friction laws.
+    friction: Option<friction::Friction>,
     /// `q̈` of each system (in the order of `systems`) at the last integration point or event.
     accelerations: Vec<Vec<f64>>,
     /// `ÿ` of each interaction slot there (`None` for a rheonomous relation without its
@@ -374,8 +417,10 @@ impl EventDriven {
     /// when a contact is closed there.
     ///
     /// # Errors
-    /// [`KernelError::InvalidModel`] for systems with `T(q) ≠ I`, first-order systems, or laws
-    /// other than Newton impact; option and user-function errors.
+    /// [`KernelError::Unsupported`] for first-order relations, laws other than Newton impact
+    /// and Newton impact friction, frictional and frictionless laws (or 2D and 3D friction)
+    /// in one model, and systems with `T(q) ≠ I` without
+    /// [`crate::model::SecondOrderDs::position_rate`]; option and user-function errors.
     pub fn new(
         mut nsds: Nsds,
         grid: TimeDiscretisation,
@@ -411,14 +456,17 @@ impl EventDriven {
         let ids: Vec<DsId> = (0..nsds.ds_bound()).filter_map(|i| nsds.ds_at(i)).collect();
         for id in ids {
             let ds = nsds.ds(id)?;
-            if ds.position_size() != ds.velocity_size() {
-                return Err(KernelError::InvalidModel(
-                    "the event-driven scheme integrates Lagrangian systems (q̇ = v)".into(),
-                ));
+            let (nq, n) = (ds.position_size(), ds.velocity_size());
+            let mut rate = vec![0.0; nq];
+            if !ds.position_rate(ds.state().q(), ds.state().v(), &mut rate) {
+                return Err(KernelError::Unsupported {
+                    scheme: "the event-driven scheme",
+                    what: format!("system {}: T(q) ≠ I without its position rate q̇ = T(q) v", id.index()),
+                });
             }
-            let n = ds.velocity_size();
             let data = DsData {
                 offset,
+                nq,
                 n,
                 constant_mass: ds.is_mass_constant(),
                 forces: vec![0.0; n],
@@ -427,17 +475,12 @@ impl EventDriven {
                 ..DsData::default()
             };
             systems.push((id, data));
-            offset += 2 * n;
+            offset += nq + n;
         }
-        for id in nsds.interaction_ids() {
-            let inter = nsds.interaction(id)?;
-            if inter.is_first_order() || !matches!(inter.law(), NonsmoothLaw::NewtonImpact { .. }) {
-                return Err(KernelError::InvalidModel(format!(
-                    "interaction {}: the event-driven scheme holds Newton impact laws of Lagrangian systems",
-                    id.index()
-                )));
-            }
-        }
+        let friction = match friction::check_model(&nsds)? {
+            Some(dimension) => Some(friction::Friction::new(dimension, &options, nsds.interaction_bound())?),
+            None => None,
+        };
         let t0 = grid.t0();
         let bound = nsds.interaction_bound();
         let ids: Vec<InteractionId> = nsds.interaction_ids().collect();
@@ -452,6 +495,7 @@ impl EventDriven {
             tolerance: options.tolerance,
             lcp: options.lcp.build()?,
             assembly: BlockAssembly::default(),
+            friction,
             accelerations: Vec::new(),
             y_ddot: vec![None; bound],
             inelastic: vec![false; bound],
@@ -501,7 +545,9 @@ impl EventDriven {
 
     /// The accelerations `q̈ = M(q)⁻¹ (F(t, q, v) + Σ_{α ∈ I_2} G_αᵀ λ_α[2])` of system `ds` at
     /// the last integration point or event: the right-hand side of the smooth dynamics there
-    /// (Siconos' `q[2]` of a `LagrangianDS`, stored by `LsodarOSI`'s right-hand side).
+    /// (Siconos' `q[2]` of a `LagrangianDS`, stored by `LsodarOSI`'s right-hand side). For a
+    /// Newton–Euler body this is the twist rate `v̇` (6 components); with friction, `λ[2]`
+    /// includes the tangential forces.
     ///
     /// # Errors
     /// [`KernelError::UnknownDs`].
@@ -613,12 +659,27 @@ impl EventDriven {
         (smooth.i1.iter().filter(|&&b| b).count(), smooth.i2.iter().filter(|&&b| b).count())
     }
 
+    /// The friction mode of interaction `id` as the last event left it:
+    /// [`FrictionMode::Inactive`] outside `I_2` and for a model without friction laws.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownInteraction`].
+    pub fn friction_mode(&self, id: InteractionId) -> Result<FrictionMode, KernelError> {
+        let smooth = self.smooth.borrow();
+        smooth.nsds.interaction(id)?;
+        let i = id.index();
+        Ok(match &smooth.friction {
+            Some(f) if smooth.i2.get(i).copied().unwrap_or(false) => f.mode(i),
+            _ => FrictionMode::Inactive,
+        })
+    }
+
     fn gather_state(&mut self) {
         let smooth = self.smooth.borrow();
         for (id, d) in &smooth.systems {
             let s = smooth.nsds.ds(*id).expect("a system of the model").state();
-            self.x[d.offset..d.offset + d.n].copy_from_slice(s.q());
-            self.x[d.offset + d.n..d.offset + 2 * d.n].copy_from_slice(s.v());
+            self.x[d.offset..d.offset + d.nq].copy_from_slice(s.q());
+            self.x[d.offset + d.nq..d.offset + d.nq + d.n].copy_from_slice(s.v());
         }
     }
 
@@ -682,19 +743,21 @@ impl EventDriven {
         if self.restart {
             self.integrator.restart(t_init, &self.x);
         }
-        let ng = self.smooth.borrow().nsds.interaction_bound();
+        let ng = self.smooth.borrow().root_count();
         let cell = &self.smooth;
         let mut f = |t: f64, x: &[f64], out: &mut [f64]| cell.borrow_mut().rhs(t, x, out);
         let mut g = |t: f64, x: &[f64], out: &mut [f64]| cell.borrow_mut().roots(t, x, out);
         let roots: RootFns<'_> = if ng > 0 { Some((ng, &mut g)) } else { None };
         let (t_out, stop) = self.integrator.advance(&mut f, roots, t_end, &mut self.x)?;
         let smooth = self.smooth.get_mut();
+        // Unit quaternions back on the sphere; a moved state restarts the integrator.
+        let normalized = smooth.normalize_positions(&mut self.x);
         smooth.write_state(&self.x);
         let root = matches!(stop, OdeStop::Root { .. });
         if root {
             self.events.schedule_nonsmooth(t_out)?;
         }
-        self.restart = root;
+        self.restart = root || normalized;
         let t_next = self.events.next_time().unwrap_or(t_out);
         smooth.update_outputs(t_next)?;
         if !root && smooth.i2.iter().any(|&b| b) {
@@ -730,6 +793,7 @@ impl EventDriven {
         let mut impact = false;
         let mut zeno = None;
         if kind == EventKind::Nonsmooth {
+            self.smooth.get_mut().normalize_system_positions();
             self.smooth.get_mut().update_index_sets(t)?;
             let bound = self.smooth.get_mut().i1.len();
             if (0..bound).any(|i| self.smooth.get_mut().i1[i] && !self.smooth.get_mut().i2[i]) {
@@ -867,9 +931,38 @@ impl Smooth {
     fn write_state(&mut self, x: &[f64]) {
         for (id, d) in &self.systems {
             let s = self.nsds.ds_mut(*id).expect("a system of the model").state_mut();
-            s.q.copy_from_slice(&x[d.offset..d.offset + d.n]);
-            s.v.copy_from_slice(&x[d.offset + d.n..d.offset + 2 * d.n]);
+            s.q.copy_from_slice(&x[d.offset..d.offset + d.nq]);
+            s.v.copy_from_slice(&x[d.offset + d.nq..d.offset + d.nq + d.n]);
         }
+    }
+
+    /// [`crate::model::SecondOrderDs::normalize_position`] of every system on the gathered
+    /// state `x`; whether any position moved.
+    fn normalize_positions(&mut self, x: &mut [f64]) -> bool {
+        let mut moved = false;
+        for (id, d) in &self.systems {
+            let ds = self.nsds.ds(*id).expect("a system of the model");
+            moved |= ds.normalize_position(&mut x[d.offset..d.offset + d.nq]);
+        }
+        moved
+    }
+
+    /// [`crate::model::SecondOrderDs::normalize_position`] of every system's own state.
+    fn normalize_system_positions(&mut self) {
+        for (id, _) in &self.systems {
+            let ds = self.nsds.ds_mut(*id).expect("a system of the model");
+            let mut q = ds.state().q().to_vec();
+            if ds.normalize_position(&mut q) {
+                ds.state_mut().q.copy_from_slice(&q);
+            }
+        }
+    }
+
+    /// Number of root functions: one per interaction slot, and a second one per slot (the
+    /// friction roots, after the first ones) for a model with friction.
+    fn root_count(&self) -> usize {
+        let bound = self.nsds.interaction_bound();
+        if self.friction.is_some() { 2 * bound } else { bound }
     }
 
     fn reset_multipliers(&mut self) {
@@ -988,6 +1081,9 @@ impl Smooth {
 
     /// The LCP at acceleration level on `I_2`: `q = G M⁻¹ F + Ġ v`, then `λ[2]`, `p[2]`.
     fn acceleration_problem(&mut self, t: f64) -> Result<(), KernelError> {
+        if self.friction.is_some() {
+            return self.friction_acceleration_problem(t);
+        }
         let ids = self.active(&self.i2.clone());
         if ids.is_empty() {
             return Ok(());
@@ -1138,11 +1234,9 @@ impl Smooth {
             // G, ∂h/∂t and the gathered v⁻ at (q⁻, t) (the output memories keep ẏ⁻).
             self.nsds.update_output(id, t)?;
             let inter = self.nsds.interaction_ref(id);
-            let e = if self.inelastic[id.index()] {
-                0.0
-            } else {
-                inter.law.normal_restitution().expect("Newton impact laws")
-            };
+            let law = inter.law;
+            // Zeno, ZenoPolicy::Rest: no rebound (e = 0, the normal row e_N = 0 with friction).
+            let inelastic = self.inelastic[id.index()];
             let m = inter.size;
             let mut qa = vec![0.0; m];
             for i in 0..m {
@@ -1156,11 +1250,20 @@ impl Smooth {
                 if inter.relation_has_time_derivative() {
                     qa[i] += inter.h_dot[i];
                 }
+                let e = if inelastic && (i == 0 || law.friction().is_none()) {
+                    0.0
+                } else {
+                    friction::impact_restitution(&law, i)
+                };
                 qa[i] += e * inter.y_memory[1][i];
             }
             q.extend(qa);
         }
-        self.solve_lcp(&ids, q, 1, t)?;
+        if self.friction.is_some() {
+            self.solve_friction_impact(&ids, q, t)?;
+        } else {
+            self.solve_lcp(&ids, q, 1, t)?;
+        }
         // v⁺ = M⁻¹ p[1] + v⁻.
         for k in 0..self.systems.len() {
             let (id, d) = &self.systems[k];
@@ -1225,8 +1328,12 @@ impl Smooth {
         Ok(())
     }
 
-    /// After the acceleration LCP: a contact whose force is below `TOL_ED` leaves `I_2`.
+    /// After the acceleration LCP: a contact whose force is below `TOL_ED` leaves `I_2`. With
+    /// friction, the sticking and sliding modes are decided first (`friction` submodule).
     fn double_condition(&mut self, t: f64) -> Result<(), KernelError> {
+        if self.friction.is_some() {
+            self.decide_friction_modes(t)?;
+        }
         let tol = self.tolerance;
         // ÿ = G a + Ġ v with the new accelerations.
         let accelerations: Vec<Vec<f64>> =
@@ -1265,7 +1372,7 @@ impl Smooth {
         Ok(())
     }
 
-    /// `ẋ = (v, M⁻¹(F + Gᵀ λ[2]))` at `(t, x)`, `λ[2]` from the acceleration LCP on `I_2`.
+    /// `ẋ = (T(q) v, M⁻¹(F + Gᵀ λ[2]))` at `(t, x)`, `λ[2]` from the acceleration problem on `I_2`.
     fn rhs(&mut self, t: f64, x: &[f64], out: &mut [f64]) -> Result<(), KernelError> {
         self.write_state(x);
         for (id, _) in &self.systems {
@@ -1279,9 +1386,10 @@ impl Smooth {
         }
         for k in 0..self.systems.len() {
             let a = self.acceleration(k)?;
-            let d = &self.systems[k].1;
-            out[d.offset..d.offset + d.n].copy_from_slice(&x[d.offset + d.n..d.offset + 2 * d.n]);
-            out[d.offset + d.n..d.offset + 2 * d.n].copy_from_slice(&a);
+            let (id, d) = &self.systems[k];
+            let (q, v) = (&x[d.offset..d.offset + d.nq], &x[d.offset + d.nq..d.offset + d.nq + d.n]);
+            self.nsds.ds(*id)?.position_rate(q, v, &mut out[d.offset..d.offset + d.nq]);
+            out[d.offset + d.nq..d.offset + d.nq + d.n].copy_from_slice(&a);
         }
         Ok(())
     }
@@ -1297,7 +1405,11 @@ impl Smooth {
             self.acceleration_problem(t)?;
         }
         self.update_outputs(t)?;
-        for i in 0..out.len() {
+        let bound = self.nsds.interaction_bound();
+        if self.friction.is_some() {
+            self.friction_roots(&mut out[bound..]);
+        }
+        for i in 0..bound {
             let Some(id) = self.nsds.interaction_at(i) else {
                 out[i] = 100.0 * tol;
                 continue;

@@ -8,6 +8,7 @@ mod allocations;
 mod custom_integrator;
 mod errors;
 mod event_driven;
+mod event_driven_friction;
 mod first_order;
 mod friction;
 mod global;

@@ -9,8 +9,8 @@
 use nonsmooth_kernel::KernelError;
 use nonsmooth_kernel::model::{DsId, InteractionId, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth_kernel::simulation::{
-    EventDriven, EventDrivenOptions, LsodarSmooth, OdeOptions, RestartingOde, SmoothIntegrator, TimeDiscretisation,
-    ZenoAccumulation, ZenoPolicy,
+    EventDriven, EventDrivenOptions, FrictionMode, LsodarSmooth, OdeOptions, RestartingOde, SmoothIntegrator,
+    TimeDiscretisation, ZenoAccumulation, ZenoPolicy,
 };
 
 use crate::{G, ball};
@@ -214,5 +214,50 @@ fn zeno_options_and_levels_are_checked() -> Result<(), KernelError> {
     for err in [sim.multiplier(c, 0).err(), sim.output(c, 3).err(), sim.reaction(b, 0).err()] {
         assert!(matches!(err, Some(KernelError::InvalidOption { .. })), "{err:?}");
     }
+    Ok(())
+}
+
+/// [`ZenoPolicy::Rest`] with a frictional contact (2D Coulomb law, `e_N = 1/2`, rows: the
+/// height, then the contact point's horizontal velocity `v_y + R θ̇`): the normal row of the
+/// frictional impact problem is solved with `e_N = 0` at the detection, the ball then rests
+/// (sticking, `λ[2] = (m g, 0)`, `q̈ = 0`) up to the end.
+#[test]
+fn the_rest_policy_applies_to_the_normal_row_of_a_frictional_contact() -> Result<(), KernelError> {
+    let e = 0.5;
+    let t_inf = accumulation_time(e);
+    let t_end = t_inf + 0.2;
+    let mut nsds = Nsds::new();
+    let b = nsds.add_ds(ball(1.0, 0.0, 1.0)?);
+    let h = faer::mat![[1.0, 0.0, 0.0], [0.0, 1.0, crate::RADIUS]];
+    let c = nsds.link(LagrangianLinearTir::new(h)?, NonsmoothLaw::newton_impact_friction(e, 0.0, 0.3, 2)?, &[b])?;
+    let mut options = EventDrivenOptions::default();
+    options.tolerance = 1e-14;
+    options.zeno_policy = ZenoPolicy::Rest;
+    let grid = TimeDiscretisation::new(0.0, 0.005, t_end)?;
+    let mut sim = EventDriven::new(nsds, grid, LsodarSmooth::siconos(), options)?;
+    let (mut reports, mut checked) = (Vec::new(), 0);
+    while sim.has_next_event() {
+        let Some(report) = sim.step()? else { break };
+        reports.extend(report.zeno);
+        if !reports.is_empty() {
+            let (x, v) = sim.with_nsds(|n| -> Result<_, KernelError> {
+                let s = n.ds(b)?.state();
+                Ok((s.q()[0], s.v()[0]))
+            })?;
+            assert_eq!(report.index_sets.1, 1, "in I_2 at t = {}", report.time);
+            assert_eq!(sim.friction_mode(c)?, FrictionMode::Sticking, "t = {}", report.time);
+            assert!(x.abs() <= 1e-12 && v.abs() <= 1e-12, "at rest: x = {x}, v = {v}");
+            assert!(sim.acceleration(b)?.iter().all(|a| a.abs() <= 1e-12), "{:?}", &*sim.acceleration(b)?);
+            let l2 = sim.multiplier(c, 2)?.to_vec();
+            assert!((l2[0] - G).abs() <= 1e-12 && l2[1].abs() <= 1e-12, "{l2:?}");
+            assert!(sim.output(c, 2)?.iter().all(|y| y.abs() <= 1e-12));
+            checked += 1;
+        }
+    }
+    println!("frictional contact: {reports:?} (t∞ = {t_inf}), {checked} events at rest");
+    assert_eq!(reports.len(), 1, "{reports:?}");
+    assert!(sim.time() > t_end - 0.005 && sim.time() <= t_end, "ran to the end: {}", sim.time());
+    assert!(checked > 20);
+    assert!((reports[0].time - t_inf).abs() <= 2e-7);
     Ok(())
 }
