@@ -1054,7 +1054,12 @@ impl Smooth {
             inter.lambda[level].copy_from_slice(&z[positions[k]..positions[k] + m]);
             inter.y[level].copy_from_slice(&wv[positions[k]..positions[k] + m]);
         }
-        // p[level] = Σ Gᵀ λ[level].
+        self.accumulate_inputs(ids, level);
+        Ok(())
+    }
+
+    /// `p[level] = Σ Gᵀ λ[level]` over the interactions `ids` (zero first).
+    fn accumulate_inputs(&mut self, ids: &[InteractionId], level: usize) {
         for (id, _) in &self.systems {
             self.nsds.ds_mut(*id).expect("a system of the model").state_mut().p[level].fill(0.0);
         }
@@ -1065,18 +1070,15 @@ impl Smooth {
             for (jj, d) in ds.into_iter().enumerate() {
                 let k = self.system_index(d);
                 let nj = self.systems[k].1.n;
-                let column: Vec<f64> = (0..nj)
-                    .map(|c| {
-                        (0..lambda.len()).map(|i| self.nsds.interaction_ref(id).h(i, offsets[jj] + c) * lambda[i]).sum()
-                    })
-                    .collect();
+                let inter = self.nsds.interaction_ref(id);
+                let column: Vec<f64> =
+                    (0..nj).map(|c| (0..lambda.len()).map(|i| inter.h(i, offsets[jj] + c) * lambda[i]).sum()).collect();
                 let p = &mut self.nsds.ds_mut(d).expect("a system of the model").state_mut().p[level];
                 for c in 0..nj {
                     p[c] += column[c];
                 }
             }
         }
-        Ok(())
     }
 
     /// The LCP at acceleration level on `I_2`: `q = G M⁻¹ F + Ġ v`, then `λ[2]`, `p[2]`.

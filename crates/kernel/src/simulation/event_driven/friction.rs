@@ -445,29 +445,6 @@ impl Smooth {
         Ok(lambda)
     }
 
-    /// `p[level] = Σ Gᵀ λ[level]` over the interactions `ids` (zero first).
-    fn accumulate_inputs(&mut self, ids: &[InteractionId], level: usize) {
-        for (id, _) in &self.systems {
-            self.nsds.ds_mut(*id).expect("a system of the model").state_mut().p[level].fill(0.0);
-        }
-        for &id in ids {
-            let inter = self.nsds.interaction_ref(id);
-            let lambda = inter.lambda[level].clone();
-            let (ds, offsets) = (inter.ds.clone(), inter.offsets.clone());
-            for (jj, d) in ds.into_iter().enumerate() {
-                let k = self.system_index(d);
-                let nj = self.systems[k].1.n;
-                let inter = self.nsds.interaction_ref(id);
-                let column: Vec<f64> =
-                    (0..nj).map(|c| (0..lambda.len()).map(|i| inter.h(i, offsets[jj] + c) * lambda[i]).sum()).collect();
-                let p = &mut self.nsds.ds_mut(d).expect("a system of the model").state_mut().p[level];
-                for c in 0..nj {
-                    p[c] += column[c];
-                }
-            }
-        }
-    }
-
     /// The frictional impact problem on `ids` (module documentation): `W = G M⁻¹ Gᵀ`, the given
     /// `q`; stores `λ[1]`, `y[1] = u⁺` and `p[1] = Σ Gᵀ λ[1]`.
     pub(super) fn solve_friction_impact(
