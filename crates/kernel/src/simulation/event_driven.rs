@@ -1019,17 +1019,15 @@ impl Smooth {
         self.systems.iter().position(|(id, _)| *id == ds).expect("a system of the model")
     }
 
-    /// The LCP on `ids` with `W = G M⁻¹ Gᵀ` and the given `q`; stores `z` in `λ[level]` and
-    /// accumulates `p[level] = Gᵀ λ[level]`.
-    fn solve_lcp(&mut self, ids: &[InteractionId], q: Vec<f64>, level: usize, t: f64) -> Result<(), KernelError> {
-        // W = Σ_j G_α^j M_j⁻¹ (G_β^j)ᵀ over shared systems, dense.
+    /// The dense `W = Σ_j G_α^j M_j⁻¹ (G_β^j)ᵀ` of the interactions `ids` (blocks over the
+    /// systems they share) and the first row of each interaction in it.
+    fn dense_delassus(&mut self, ids: &[InteractionId]) -> Result<(Mat<f64>, Vec<usize>), KernelError> {
         let mut assembly = std::mem::take(&mut self.assembly);
         assembly.clear();
         for &id in ids {
             let inter = self.nsds.interaction_ref(id);
             assembly.push(inter, inter.size);
         }
-        let n = assembly.size();
         let solve_w = |d: DsId, x: &mut [f64]| {
             if let Some((_, data)) = self.systems.iter().find(|(id, _)| *id == d) {
                 data.lu.solve_in_place(x);
@@ -1042,6 +1040,14 @@ impl Smooth {
             NumericsMatrix::Dense(w) => w,
             other => other.to_dense(),
         };
+        Ok((w, positions))
+    }
+
+    /// The LCP on `ids` with `W = G M⁻¹ Gᵀ` and the given `q`; stores `z` in `λ[level]` and
+    /// accumulates `p[level] = Gᵀ λ[level]`.
+    fn solve_lcp(&mut self, ids: &[InteractionId], q: Vec<f64>, level: usize, t: f64) -> Result<(), KernelError> {
+        let (w, positions) = self.dense_delassus(ids)?;
+        let n = w.nrows();
         let problem = LcpProblem::new(NumericsMatrix::Dense(w), q)?;
         let (mut z, mut wv) = (vec![0.0; n], vec![0.0; n]);
         let report = self.lcp.solve(&problem, &mut z, &mut wv)?;

@@ -66,7 +66,6 @@ use nonsmooth_numerics::matrix::NumericsMatrix;
 use super::{EventDrivenOptions, Smooth};
 use crate::KernelError;
 use crate::model::{InteractionId, NonsmoothLaw, Nsds};
-use crate::simulation::osns::MatrixStorage;
 
 const SCHEME: &str = "the event-driven scheme";
 
@@ -453,25 +452,8 @@ impl Smooth {
         q: Vec<f64>,
         t: f64,
     ) -> Result<(), KernelError> {
-        let mut assembly = std::mem::take(&mut self.assembly);
-        assembly.clear();
-        for &id in ids {
-            let inter = self.nsds.interaction_ref(id);
-            assembly.push(inter, inter.size);
-        }
-        let n = assembly.size();
-        let solve_w = |d: crate::model::DsId, x: &mut [f64]| {
-            if let Some((_, data)) = self.systems.iter().find(|(id, _)| *id == d) {
-                data.lu.solve_in_place(x);
-            }
-        };
-        let matrix = assembly.matrix(&self.nsds, &solve_w, MatrixStorage::Dense, None);
-        let positions = assembly.positions.clone();
-        self.assembly = assembly;
-        let w = match matrix? {
-            NumericsMatrix::Dense(w) => w,
-            other => other.to_dense(),
-        };
+        let (w, positions) = self.dense_delassus(ids)?;
+        let n = w.nrows();
         let mu: Vec<f64> = ids.iter().map(|&id| self.friction_mu(id)).collect();
         let (mut r, mut u) = (vec![0.0; n], vec![0.0; n]);
         let friction = self.friction.as_mut().expect("a friction model");
