@@ -9,13 +9,10 @@
 //! tolerances (`LsodarOSI`: `rtol = 10ε`, `atol = 100ε`), switching between Adams and BDF as
 //! `DLSODAR` does (Petzold 1983); [`IntegrationTotals`] counts the switches over the run.
 
-use std::sync::{Arc, Mutex};
-
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, LsodarIntegrator, LsodarMethod, LsodarStats, OdeStop, SmoothIntegrator,
-    TimeDiscretisation, Trajectory,
+    EventDriven, EventDrivenOptions, IntegrationTotals, LsodarSmooth, SmoothIntegrator, TimeDiscretisation, Trajectory,
 };
 
 /// Names of the columns of [`LinearOscillatorEd::simulate`]'s rows: time, height `x`, its
@@ -44,85 +41,6 @@ pub struct LinearOscillatorEd {
 impl Default for LinearOscillatorEd {
     fn default() -> Self {
         Self { h: 0.005, t_end: 8.5, mass: 1e-3, stiffness: (1e2, 1e2), restitution: 0.9 }
-    }
-}
-
-/// Counters of the smooth integration summed over a run (LSODAR restarts after every nonsmooth
-/// event, and its own counters with it).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct IntegrationTotals {
-    /// Integration steps.
-    pub steps: usize,
-    /// Evaluations of the right-hand side (Jacobian columns included).
-    pub f_evaluations: usize,
-    /// Difference-quotient Jacobians.
-    pub jacobian_evaluations: usize,
-    /// Method switches (Adams → BDF and back).
-    pub switches: usize,
-    /// Calls to the integrator whose last step was a BDF step.
-    pub bdf_calls: usize,
-    /// Calls to the integrator.
-    pub calls: usize,
-    /// Time of the first switch to BDF.
-    pub first_bdf: Option<f64>,
-}
-
-/// [`LsodarIntegrator`] as the smooth integrator of [`EventDriven`], as
-/// [`LsodarSmooth`](nonsmooth::kernel::simulation::LsodarSmooth) (history kept across grid
-/// events, restarted after nonsmooth ones, nothing done for a call ending at its start time),
-/// adding its counters to shared [`IntegrationTotals`] after each call.
-#[derive(Debug)]
-pub struct CountingLsodar {
-    inner: LsodarIntegrator,
-    t: f64,
-    last: LsodarStats,
-    totals: Arc<Mutex<IntegrationTotals>>,
-}
-
-impl CountingLsodar {
-    /// Wraps `inner`; the totals are added to `totals`.
-    pub fn new(inner: LsodarIntegrator, totals: Arc<Mutex<IntegrationTotals>>) -> Self {
-        Self { inner, t: f64::NAN, last: LsodarStats::default(), totals }
-    }
-}
-
-impl SmoothIntegrator for CountingLsodar {
-    fn restart(&mut self, t0: f64, y0: &[f64]) {
-        self.t = t0;
-        self.inner.restart(t0, y0);
-        self.last = LsodarStats::default();
-    }
-
-    fn advance(
-        &mut self,
-        f: &mut dyn FnMut(f64, &[f64], &mut [f64]) -> Result<(), KernelError>,
-        roots: Option<(usize, &mut dyn FnMut(f64, &[f64], &mut [f64]) -> Result<(), KernelError>)>,
-        tout: f64,
-        y: &mut [f64],
-    ) -> Result<(f64, OdeStop), KernelError> {
-        if tout <= self.t {
-            return Ok((self.t, OdeStop::Reached));
-        }
-        let result = self.inner.advance(f, roots, tout, y);
-        let s = self.inner.stats();
-        {
-            let mut totals = self.totals.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-            totals.calls += 1;
-            totals.steps += s.steps - self.last.steps;
-            totals.f_evaluations += s.f_evaluations - self.last.f_evaluations;
-            totals.jacobian_evaluations += s.jacobian_evaluations - self.last.jacobian_evaluations;
-            totals.switches += s.switches - self.last.switches;
-            if s.method_used == Some(LsodarMethod::Bdf) {
-                totals.bdf_calls += 1;
-                if totals.first_bdf.is_none() {
-                    totals.first_bdf = Some(s.switch_time);
-                }
-            }
-        }
-        self.last = s;
-        let (t, stop) = result?;
-        self.t = t;
-        Ok((t, stop))
     }
 }
 
@@ -174,9 +92,7 @@ impl LinearOscillatorEd {
     /// # Errors
     /// Kernel errors.
     pub fn simulate(&self) -> Result<LinearOscillatorRun, KernelError> {
-        let totals = Arc::new(Mutex::new(IntegrationTotals::default()));
-        let (mut sim, ball, contact) =
-            self.build_with(CountingLsodar::new(LsodarIntegrator::siconos(), totals.clone()))?;
+        let (mut sim, ball, contact) = self.build_with(LsodarSmooth::siconos())?;
         let mut rows = Trajectory::new(COLUMN_NAMES.len());
         while sim.has_next_event() {
             sim.advance_to_event()?;
@@ -203,7 +119,7 @@ impl LinearOscillatorEd {
             }
             rows.push(&row);
         }
-        let totals = *totals.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let totals = sim.integration_totals().unwrap_or_default();
         Ok(LinearOscillatorRun { rows, totals })
     }
 }

@@ -84,7 +84,7 @@ use nonsmooth_numerics::lcp::{LcpMethod, LcpProblem, LcpSolver, LemkeOptions};
 use nonsmooth_numerics::matrix::NumericsMatrix;
 
 use super::events::{EventKind, EventsManager};
-use super::ode::{LsodarIntegrator, OdeIntegrator, OdeOptions, OdeStop};
+use super::ode::{LsodarIntegrator, LsodarMethod, LsodarStats, OdeIntegrator, OdeOptions, OdeStop};
 use super::osns::{BlockAssembly, MatrixStorage};
 use super::time_stepping::TimeDiscretisation;
 use crate::linalg::DenseLu;
@@ -120,6 +120,52 @@ pub trait SmoothIntegrator: Send {
         tout: f64,
         y: &mut [f64],
     ) -> Result<(f64, OdeStop), KernelError>;
+
+    /// The integrator's counters summed over every call since it was built, restarts included,
+    /// when it keeps them (`None` by default).
+    fn totals(&self) -> Option<IntegrationTotals> {
+        None
+    }
+}
+
+/// Counters of an LSODAR integration summed over a whole event-driven run. `DLSODAR`'s own
+/// counters (`IWORK`) start again at each restart, that is after every nonsmooth event; these
+/// add up the increments of each call (Hindmarsh 1983; the method switches of `DLSODA`:
+/// Petzold 1983).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct IntegrationTotals {
+    /// Calls that integrated (a call ending at its start time does nothing and is not counted).
+    pub calls: usize,
+    /// Integration steps (`NST`).
+    pub steps: usize,
+    /// Evaluations of the right-hand side, Jacobian columns included (`NFE`).
+    pub f_evaluations: usize,
+    /// Difference-quotient Jacobians (`NJE`).
+    pub jacobian_evaluations: usize,
+    /// Method switches, Adams → BDF and back.
+    pub switches: usize,
+    /// Calls whose last step was a BDF step.
+    pub bdf_calls: usize,
+    /// The time of the first switch to BDF (`TSW` of the first call ending on BDF).
+    pub first_bdf: Option<f64>,
+}
+
+impl IntegrationTotals {
+    /// Adds the increments of one call: `now` against `before`, the counters at the call's
+    /// start (zero after a restart).
+    fn add_call(&mut self, before: &LsodarStats, now: &LsodarStats) {
+        self.calls += 1;
+        self.steps += now.steps.saturating_sub(before.steps);
+        self.f_evaluations += now.f_evaluations.saturating_sub(before.f_evaluations);
+        self.jacobian_evaluations += now.jacobian_evaluations.saturating_sub(before.jacobian_evaluations);
+        self.switches += now.switches.saturating_sub(before.switches);
+        if now.method_used == Some(LsodarMethod::Bdf) {
+            self.bdf_calls += 1;
+            if self.first_bdf.is_none() {
+                self.first_bdf = Some(now.switch_time);
+            }
+        }
+    }
 }
 
 /// [`OdeIntegrator`] as a smooth integrator: each call integrates from where the last one
@@ -171,12 +217,20 @@ impl SmoothIntegrator for RestartingOde {
 pub struct LsodarSmooth {
     inner: LsodarIntegrator,
     t: f64,
+    /// `inner`'s counters at the end of the last call (zero after a restart).
+    last: LsodarStats,
+    totals: IntegrationTotals,
 }
 
 impl LsodarSmooth {
     /// Wraps `inner`.
     pub fn new(inner: LsodarIntegrator) -> Self {
-        Self { inner, t: f64::NAN }
+        Self { inner, t: f64::NAN, last: LsodarStats::default(), totals: IntegrationTotals::default() }
+    }
+
+    /// The wrapped integrator's counters since its last restart.
+    pub fn stats(&self) -> LsodarStats {
+        self.inner.stats()
     }
 
     /// Siconos' `LsodarOSI` defaults.
@@ -189,6 +243,7 @@ impl SmoothIntegrator for LsodarSmooth {
     fn restart(&mut self, t0: f64, y0: &[f64]) {
         self.t = t0;
         self.inner.restart(t0, y0);
+        self.last = LsodarStats::default();
     }
 
     fn advance(
@@ -203,9 +258,17 @@ impl SmoothIntegrator for LsodarSmooth {
         if tout <= self.t {
             return Ok((self.t, OdeStop::Reached));
         }
-        let (t, stop) = self.inner.advance(f, roots, tout, y)?;
+        let result = self.inner.advance(f, roots, tout, y);
+        let now = self.inner.stats();
+        self.totals.add_call(&self.last, &now);
+        self.last = now;
+        let (t, stop) = result?;
         self.t = t;
         Ok((t, stop))
+    }
+
+    fn totals(&self) -> Option<IntegrationTotals> {
+        Some(self.totals)
     }
 }
 
@@ -413,14 +476,17 @@ impl std::fmt::Debug for EventDriven {
 
 impl EventDriven {
     /// The simulation of `nsds` on `grid` (the output times), integrated by `integrator`.
-    /// Computes the outputs at `t0`, the index sets, and schedules a nonsmooth event at `t0`
-    /// when a contact is closed there.
+    /// Computes the outputs at `t0`, the index sets, the contact forces `λ[2]` of the contacts
+    /// at rest there (the acceleration problem) with the accelerations, and schedules a
+    /// nonsmooth event at `t0` when a contact is closed there.
     ///
     /// # Errors
     /// [`KernelError::Unsupported`] for first-order relations, laws other than Newton impact
     /// and Newton impact friction, frictional and frictionless laws (or 2D and 3D friction)
     /// in one model, and systems with `T(q) ≠ I` without
-    /// [`crate::model::SecondOrderDs::position_rate`]; option and user-function errors.
+    /// [`crate::model::SecondOrderDs::position_rate`]; the errors of the acceleration problem
+    /// at `t0` (for instance [`KernelError::InvalidModel`] for a rheonomous relation at rest
+    /// without its second time derivative); option and user-function errors.
     pub fn new(
         mut nsds: Nsds,
         grid: TimeDiscretisation,
@@ -502,6 +568,11 @@ impl EventDriven {
         };
         smooth.accelerations = smooth.systems.iter().map(|(_, d)| vec![0.0; d.n]).collect();
         smooth.update_index_sets(t0)?;
+        // The contact forces of the contacts at rest at t0, so that the getters report them
+        // before the first event (the event at t0 solves the same problem again).
+        if smooth.i2.iter().any(|&b| b) {
+            smooth.acceleration_problem(t0)?;
+        }
         smooth.record_accelerations(t0)?;
         let mut events = EventsManager::new(grid);
         if smooth.i1.iter().any(|&b| b) {
@@ -541,6 +612,12 @@ impl EventDriven {
     /// The last accumulation of impacts detected ([`ZenoAccumulation`]), if any.
     pub fn zeno(&self) -> Option<ZenoAccumulation> {
         self.zeno
+    }
+
+    /// The smooth integrator's counters summed over the run so far ([`IntegrationTotals`]),
+    /// when it keeps them ([`LsodarSmooth`] does).
+    pub fn integration_totals(&self) -> Option<IntegrationTotals> {
+        self.integrator.totals()
     }
 
     /// The accelerations `q̈ = M(q)⁻¹ (F(t, q, v) + Σ_{α ∈ I_2} G_αᵀ λ_α[2])` of system `ds` at

@@ -17,8 +17,8 @@ pub mod time_stepping;
 
 pub use euler_moreau::{EulerMoreauOptions, EulerMoreauOsi};
 pub use event_driven::{
-    EventDriven, EventDrivenOptions, EventReport, FrictionMode, LsodarSmooth, RestartingOde, SmoothIntegrator,
-    ZenoAccumulation, ZenoPolicy,
+    EventDriven, EventDrivenOptions, EventReport, FrictionMode, IntegrationTotals, LsodarSmooth, RestartingOde,
+    SmoothIntegrator, ZenoAccumulation, ZenoPolicy,
 };
 pub use events::{EVENT_TOLERANCE, Event, EventKind, EventsManager};
 pub use moreau_jean::{MoreauJeanOptions, MoreauJeanOsi, kinetic_energy};

@@ -119,8 +119,8 @@ fn resting_on_a_rheonomous_floor_needs_its_second_derivative() -> Result<(), Ker
     let b = nsds.add_ds(ball(0.0, V_FLOOR, 1.0)?);
     nsds.link(moving_floor(false)?, NonsmoothLaw::newton_impact(E)?, &[b])?;
     let grid = TimeDiscretisation::new(0.0, 0.05, 0.2)?;
-    let mut sim = EventDriven::new(nsds, grid, LsodarSmooth::siconos(), EventDrivenOptions::default())?;
-    let err = sim.step().expect_err("the acceleration problem cannot be formed");
+    let err = EventDriven::new(nsds, grid, LsodarSmooth::siconos(), EventDrivenOptions::default())
+        .expect_err("the acceleration problem at t0 cannot be formed");
     assert!(matches!(err, KernelError::InvalidModel(_)), "{err:?}");
     Ok(())
 }
@@ -158,5 +158,56 @@ fn simultaneous_impacts_are_solved_in_one_event() -> Result<(), KernelError> {
     assert_eq!(in_i1, 2, "both contacts in I_1");
     assert!((pre_a + crate::G * t_impact).abs() <= 1e-12 && (pre_b + crate::G * t_impact).abs() <= 1e-12);
     assert!((va + E * pre_a).abs() <= 1e-12 && (vb + E * pre_b).abs() <= 1e-12, "{impacts:?}");
+    Ok(())
+}
+
+/// A ball resting on the floor at `t0`: its contact force `λ[2] = m g` is known before the
+/// first event, and the floor holds it there (zero acceleration).
+#[test]
+fn the_contact_force_of_a_resting_ball_is_known_at_t0() -> Result<(), KernelError> {
+    let m = 2.5;
+    let mut nsds = Nsds::new();
+    let b = nsds.add_ds(ball(0.0, 0.0, m)?);
+    let contact =
+        nsds.link(LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?, NonsmoothLaw::newton_impact(E)?, &[b])?;
+    let grid = TimeDiscretisation::new(0.0, 0.01, 0.05)?;
+    let sim = EventDriven::new(nsds, grid, LsodarSmooth::siconos(), EventDrivenOptions::default())?;
+    let lambda = sim.multiplier(contact, 2)?[0];
+    assert!((lambda - m * crate::G).abs() <= 1e-12 * m * crate::G, "λ[2] at t0: {lambda}");
+    assert!(sim.acceleration(b)?[0].abs() <= 1e-12, "q̈ at t0: {:?}", &*sim.acceleration(b)?);
+    Ok(())
+}
+
+/// LSODAR's counters add up over the restarts of a run with impacts; an integrator that keeps
+/// none reports none.
+#[test]
+fn the_integration_totals_add_up_over_the_restarts() -> Result<(), KernelError> {
+    let mut nsds = Nsds::new();
+    let b = nsds.add_ds(ball(1.0, 0.0, 1.0)?);
+    nsds.link(LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?, NonsmoothLaw::newton_impact(E)?, &[b])?;
+    let grid = TimeDiscretisation::new(0.0, 0.01, 3.0)?;
+    let mut sim = EventDriven::new(nsds, grid, LsodarSmooth::siconos(), EventDrivenOptions::default())?;
+    let mut last_steps = 0;
+    let mut impacts = 0;
+    while sim.has_next_event() {
+        let Some(report) = sim.step()? else { break };
+        let totals = sim.integration_totals().expect("LSODAR keeps its counters");
+        assert!(totals.steps >= last_steps, "totals never decrease");
+        if report.impact {
+            impacts += 1;
+        }
+        last_steps = totals.steps;
+    }
+    let totals = sim.integration_totals().expect("LSODAR keeps its counters");
+    assert!(impacts >= 3 && totals.calls >= 250 && totals.steps > 0, "{totals:?}");
+    assert!(totals.f_evaluations > totals.steps, "{totals:?}");
+    assert_eq!((totals.switches, totals.bdf_calls, totals.first_bdf), (0, 0, None), "a free flight stays on Adams");
+
+    let mut nsds = Nsds::new();
+    let b = nsds.add_ds(ball(1.0, 0.0, 1.0)?);
+    nsds.link(LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?, NonsmoothLaw::newton_impact(E)?, &[b])?;
+    let ode = nonsmooth_kernel::simulation::RestartingOde::new(nonsmooth_kernel::simulation::OdeOptions::default())?;
+    let sim = EventDriven::new(nsds, TimeDiscretisation::new(0.0, 0.01, 0.1)?, ode, EventDrivenOptions::default())?;
+    assert!(sim.integration_totals().is_none());
     Ok(())
 }
