@@ -245,13 +245,15 @@ impl NewtonEulerRelation for ContactRelation {
         if self.two_bodies { 2 } else { 1 }
     }
 
-    fn output(&mut self, q: &[f64], y: &mut [f64]) {
+    fn output(&mut self, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         self.write_output(q, y);
+        Ok(())
     }
 
-    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) {
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) -> Result<(), KernelError> {
         let columns = if self.two_bodies { 12 } else { 6 };
         self.write_jacobian(q, |i, j, x| rows[i * columns + j] = x);
+        Ok(())
     }
 }
 

@@ -341,14 +341,16 @@ impl NewtonEulerRelation for BallJoint {
         self.geometry.bodies()
     }
 
-    fn output(&mut self, q: &[f64], y: &mut [f64]) {
+    fn output(&mut self, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         let s = self.geometry.state(q);
         self.geometry.point(&s, 0, y);
+        Ok(())
     }
 
-    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) {
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) -> Result<(), KernelError> {
         let s = self.geometry.state(q);
         self.geometry.point_jacobian(&s, 0, rows);
+        Ok(())
     }
 }
 
@@ -395,18 +397,20 @@ impl NewtonEulerRelation for PivotJoint {
         self.geometry.bodies()
     }
 
-    fn output(&mut self, q: &[f64], y: &mut [f64]) {
+    fn output(&mut self, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         let g = &self.geometry;
         let s = g.state(q);
         g.point(&s, 0, y);
         orientation_rows(g, &s, &[g.axes[1], g.axes[2]], 3, y);
+        Ok(())
     }
 
-    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) {
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) -> Result<(), KernelError> {
         let g = &self.geometry;
         let s = g.state(q);
         g.point_jacobian(&s, 0, rows);
         orientation_jacobian_rows(g, &s, &[g.axes[1], g.axes[2]], 3, rows);
+        Ok(())
     }
 }
 
@@ -450,18 +454,20 @@ impl NewtonEulerRelation for PrismaticJoint {
         self.geometry.bodies()
     }
 
-    fn output(&mut self, q: &[f64], y: &mut [f64]) {
+    fn output(&mut self, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         let g = &self.geometry;
         let s = g.state(q);
         line_rows(g, &s, 0, y);
         orientation_rows(g, &s, &E, 2, y);
+        Ok(())
     }
 
-    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) {
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) -> Result<(), KernelError> {
         let g = &self.geometry;
         let s = g.state(q);
         line_jacobian_rows(g, &s, 0, rows);
         orientation_jacobian_rows(g, &s, &E, 2, rows);
+        Ok(())
     }
 }
 
@@ -500,18 +506,20 @@ impl NewtonEulerRelation for CylindricalJoint {
         self.geometry.bodies()
     }
 
-    fn output(&mut self, q: &[f64], y: &mut [f64]) {
+    fn output(&mut self, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         let g = &self.geometry;
         let s = g.state(q);
         line_rows(g, &s, 0, y);
         orientation_rows(g, &s, &[g.axes[1], g.axes[2]], 2, y);
+        Ok(())
     }
 
-    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) {
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) -> Result<(), KernelError> {
         let g = &self.geometry;
         let s = g.state(q);
         line_jacobian_rows(g, &s, 0, rows);
         orientation_jacobian_rows(g, &s, &[g.axes[1], g.axes[2]], 2, rows);
+        Ok(())
     }
 }
 
@@ -543,18 +551,20 @@ impl NewtonEulerRelation for FixedJoint {
         self.geometry.bodies()
     }
 
-    fn output(&mut self, q: &[f64], y: &mut [f64]) {
+    fn output(&mut self, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         let g = &self.geometry;
         let s = g.state(q);
         g.point(&s, 0, y);
         orientation_rows(g, &s, &E, 3, y);
+        Ok(())
     }
 
-    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) {
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) -> Result<(), KernelError> {
         let g = &self.geometry;
         let s = g.state(q);
         g.point_jacobian(&s, 0, rows);
         orientation_jacobian_rows(g, &s, &E, 3, rows);
+        Ok(())
     }
 }
 
@@ -667,14 +677,16 @@ impl<J: JointCoordinate> NewtonEulerRelation for JointStop<J> {
         self.joint.bodies()
     }
 
-    fn output(&mut self, q: &[f64], y: &mut [f64]) {
+    fn output(&mut self, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         y[0] = (self.joint.coordinate(q) - self.stop) * self.direction;
+        Ok(())
     }
 
-    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) {
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) -> Result<(), KernelError> {
         self.joint.coordinate_jacobian(q, rows);
         for x in rows.iter_mut() {
             *x *= self.direction;
         }
+        Ok(())
     }
 }

@@ -35,10 +35,18 @@ pub trait NewtonEulerRelation: Send + 'static {
     fn bodies(&self) -> usize;
 
     /// Writes `y = h(q)` (`m` entries).
-    fn output(&mut self, q: &[f64], y: &mut [f64]);
+    ///
+    /// # Errors
+    /// Whatever the relation reports where `h` is not defined (for instance
+    /// [`KernelError::InvalidModel`] for a degenerate configuration); the simulation stops with
+    /// it. [`NewtonEulerR`] also reports values that are not finite.
+    fn output(&mut self, q: &[f64], y: &mut [f64]) -> Result<(), KernelError>;
 
     /// Writes every entry of `H(q)` row-major (`m × 6·bodies`), zeros included.
-    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]);
+    ///
+    /// # Errors
+    /// As [`NewtonEulerRelation::output`].
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) -> Result<(), KernelError>;
 }
 
 /// A [`NewtonEulerRelation`] as a kernel [`LagrangianRelation`] (Siconos' `NewtonEulerR` in an
@@ -120,14 +128,14 @@ impl<R: NewtonEulerRelation> LagrangianRelation for NewtonEulerR<R> {
 
     fn output(&mut self, t: f64, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         self.check_positions(q)?;
-        self.relation.output(q, y);
+        self.relation.output(q, y)?;
         finite("h(q) of a Newton–Euler relation", t, y)
     }
 
     fn jacobian(&mut self, t: f64, q: &[f64], h: &mut Mat<f64>) -> Result<(), KernelError> {
         self.check_positions(q)?;
         let columns = self.columns();
-        self.relation.jacobian(q, &mut self.rows);
+        self.relation.jacobian(q, &mut self.rows)?;
         finite("H(q) of a Newton–Euler relation", t, &self.rows)?;
         for (i, row) in self.rows.chunks_exact(columns).enumerate() {
             for (j, x) in row.iter().enumerate() {
@@ -139,7 +147,7 @@ impl<R: NewtonEulerRelation> LagrangianRelation for NewtonEulerR<R> {
 
     fn jacobian_rows(&mut self, t: f64, q: &[f64], rows: &mut [f64]) -> Result<bool, KernelError> {
         self.check_positions(q)?;
-        self.relation.jacobian(q, rows);
+        self.relation.jacobian(q, rows)?;
         finite("H(q) of a Newton–Euler relation", t, rows)?;
         Ok(true)
     }

@@ -603,6 +603,8 @@ pub struct SceneBuilder {
     stops: Vec<StopSpec>,
     /// Pairwise contact laws replacing the mean of two materials.
     pair_laws: Vec<(Material, Material, Material)>,
+    /// Pairs of bodies `(a, b)`, `a < b`, sorted, that never form contacts.
+    no_contact: Vec<(usize, usize)>,
 }
 
 /// A pose whose local `+z` axis is the unit vector `n` (the outward normal of a half-space).
@@ -652,8 +654,9 @@ impl SceneBuilder {
 
     /// Adds a joint `kind` between body `body` and body `other` (`None`: the fixed ground), its
     /// point and axis given in the inertial frame at the bodies' initial positions; returns the
-    /// joint's index. The joint's rows are linked with an equality law; bodies still collide as
-    /// shapes (place jointed shapes apart).
+    /// joint's index. The joint's rows are linked with an equality law; the two bodies still
+    /// collide as shapes unless [`SceneBuilder::disable_collisions`] excludes the pair (as
+    /// MuJoCo does for a body and its parent; Siconos and Rapier keep the contacts).
     ///
     /// # Errors
     /// [`KernelError::UnknownDs`] for a body index not yet added; [`KernelError::InvalidModel`]
@@ -678,6 +681,35 @@ impl SceneBuilder {
         }
         self.joints.push(JointSpec { kind, body, other });
         Ok(self.joints.len() - 1)
+    }
+
+    /// Excludes the pair of bodies `a`, `b` from contact detection: they never form contacts
+    /// (jointed links whose shapes overlap at the joint, parts that are meant to pass through
+    /// each other). Contacts with other bodies and with the static shapes are unchanged.
+    ///
+    /// # Errors
+    /// [`KernelError::UnknownDs`] for a body index not yet added; [`KernelError::InvalidModel`]
+    /// for a body paired with itself.
+    pub fn disable_collisions(&mut self, a: usize, b: usize) -> Result<(), MechanicsError> {
+        for body in [a, b] {
+            if body >= self.bodies.len() {
+                return Err(KernelError::UnknownDs(body).into());
+            }
+        }
+        if a == b {
+            return Err(KernelError::InvalidModel(format!("body {a} excluded from contacts with itself")).into());
+        }
+        let pair = (a.min(b), a.max(b));
+        if let Err(at) = self.no_contact.binary_search(&pair) {
+            self.no_contact.insert(at, pair);
+        }
+        Ok(())
+    }
+
+    /// The pairs of bodies excluded from contact detection ([`SceneBuilder::disable_collisions`]),
+    /// each as `(a, b)` with `a < b`, sorted.
+    pub fn collision_exclusions(&self) -> &[(usize, usize)] {
+        &self.no_contact
     }
 
     /// Adds a stop on the coordinate of joint `joint` (a pivot's angle or a prismatic
@@ -939,6 +971,7 @@ impl SceneBuilder {
             half_space_poses: half_spaces.iter().map(|s| s.pose).collect(),
             half_spaces,
             pair_laws: self.pair_laws,
+            no_contact: self.no_contact,
             contacts: Vec::new(),
             next_contacts: Vec::new(),
             poses: Vec::new(),
@@ -1236,6 +1269,8 @@ pub struct Scene {
     static_index: Vec<usize>,
     /// Pairwise contact laws ([`SceneBuilder::set_pair_law`]).
     pair_laws: Vec<(Material, Material, Material)>,
+    /// Pairs of bodies without contacts ([`SceneBuilder::disable_collisions`]), sorted.
+    no_contact: Vec<(usize, usize)>,
     /// Current contacts, sorted by key.
     contacts: Vec<(ContactKey, InteractionId)>,
     next_contacts: Vec<(ContactKey, InteractionId)>,
@@ -1273,7 +1308,10 @@ impl Scene {
     /// The joints' constraint violation at the current state: `max |h(q)|` over the rows of
     /// every joint of the scene (0 without joints), the drift of Moreau–Jean's velocity-level
     /// constraints.
-    pub fn joint_drift(&mut self) -> f64 {
+    ///
+    /// # Errors
+    /// What a joint's `h(q)` reports ([`NewtonEulerRelation::output`]).
+    pub fn joint_drift(&mut self) -> Result<f64, MechanicsError> {
         let mut worst = 0.0f64;
         let (mut q, mut y) = (Vec::with_capacity(14), [0.0; 5]);
         for (joint, ds1, ds2) in &mut self.joints {
@@ -1285,10 +1323,10 @@ impl Scene {
             }
             let relation = joint.relation();
             let m = relation.size();
-            relation.output(&q, &mut y[..m]);
+            relation.output(&q, &mut y[..m])?;
             worst = y[..m].iter().fold(worst, |a, x| a.max(x.abs()));
         }
-        worst
+        Ok(worst)
     }
 
     /// Number of joints.
@@ -1626,6 +1664,9 @@ impl Scene {
             };
             if i >= nb && j >= nb {
                 continue; // two static shapes
+            }
+            if j < nb && !self.no_contact.is_empty() && self.no_contact.binary_search(&(i.min(j), i.max(j))).is_ok() {
+                continue; // an excluded pair of bodies
             }
             let (si, pi, _) = self.shape_at(i);
             let (sj, pj, _) = self.shape_at(j);

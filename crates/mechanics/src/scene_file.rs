@@ -73,6 +73,9 @@ pub struct SceneFile {
     /// `[[joint_stop]]`: stops on joint coordinates.
     #[serde(default, rename = "joint_stop", skip_serializing_if = "Vec::is_empty")]
     pub joint_stops: Vec<Spanned<JointStopEntry>>,
+    /// `[[no_contact]]`: pairs of bodies that never form contacts.
+    #[serde(default, rename = "no_contact", skip_serializing_if = "Vec::is_empty")]
+    pub no_contacts: Vec<Spanned<NoContactEntry>>,
     /// Where the file came from (for error messages) and its text (for line numbers).
     #[serde(skip)]
     origin: Origin,
@@ -448,6 +451,19 @@ pub struct JointEntry {
     /// The joint's axis (pivot, prismatic).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub axis: Option<Vec3>,
+    /// Whether the two bodies form contacts (default true; `false` excludes the pair,
+    /// [`SceneBuilder::disable_collisions`]; a joint with the ground has no pair to exclude).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collide: Option<bool>,
+}
+
+/// `[[no_contact]]`: a pair of bodies that never form contacts
+/// ([`SceneBuilder::disable_collisions`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NoContactEntry {
+    /// The indices of the two bodies.
+    pub bodies: [usize; 2],
 }
 
 /// `[[joint_stop]]`: a stop on the coordinate of joint `joint`.
@@ -602,13 +618,23 @@ impl SceneFile {
                 material: Some(name_of(b.material())),
             }));
         }
+        // Excluded pairs: on the first joint between the two bodies, else as `[[no_contact]]`.
+        let mut exclusions: Vec<(usize, usize)> = builder.collision_exclusions().to_vec();
         for (kind, body, other) in builder.joints() {
             let (name, point, axis) = match kind {
                 SceneJoint::Ball { point } => ("ball", Some(point), None),
                 SceneJoint::Pivot { point, axis } => ("pivot", Some(point), Some(axis)),
                 SceneJoint::Prismatic { axis } => ("prismatic", None, Some(axis)),
             };
-            file.joints.push(unspanned(JointEntry { kind: name.into(), body, other, point, axis }));
+            let excluded = other.and_then(|o| exclusions.iter().position(|&p| p == (body.min(o), body.max(o))));
+            let collide = excluded.map(|k| {
+                exclusions.remove(k);
+                false
+            });
+            file.joints.push(unspanned(JointEntry { kind: name.into(), body, other, point, axis, collide }));
+        }
+        for (a, b) in exclusions {
+            file.no_contacts.push(unspanned(NoContactEntry { bodies: [a, b] }));
         }
         for (joint, side, stop, restitution) in builder.joint_stops() {
             let side = match side {
@@ -1013,6 +1039,21 @@ impl SceneFile {
                 }
             }
             b.add_joint(kind, e.body, e.other).map_err(|x| err("", x.to_string()))?;
+            if e.collide == Some(false) {
+                let Some(other) = e.other else {
+                    return Err(err(".collide", "a joint with the ground has no pair of bodies to exclude".into()));
+                };
+                b.disable_collisions(e.body, other).map_err(|x| err(".collide", x.to_string()))?;
+            }
+        }
+        for (i, p) in self.no_contacts.iter().enumerate() {
+            let (span, e) = (p.span(), p.get_ref());
+            let key = format!("no_contact[{i}].bodies");
+            let n = b.bodies().len();
+            if let Some(&missing) = e.bodies.iter().find(|&&k| k >= n) {
+                return Err(self.error(&span, key, format!("no body {missing} (the scene has {n} bodies)")));
+            }
+            b.disable_collisions(e.bodies[0], e.bodies[1]).map_err(|x| self.error(&span, key, x))?;
         }
         for (i, s) in self.joint_stops.iter().enumerate() {
             let (span, e) = (s.span(), s.get_ref());

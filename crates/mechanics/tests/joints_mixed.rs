@@ -7,6 +7,7 @@
 
 use std::f64::consts::FRAC_PI_2;
 
+use nonsmooth_kernel::KernelError;
 use nonsmooth_kernel::model::{NonsmoothLaw, Nsds};
 use nonsmooth_kernel::numerics::gmp::GmpNsgsOptions;
 use nonsmooth_kernel::simulation::{
@@ -47,14 +48,15 @@ impl NewtonEulerRelation for PointOnFloor {
         1
     }
 
-    fn output(&mut self, q: &[f64], y: &mut [f64]) {
+    fn output(&mut self, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         let p = Quaternion::new(q[3], q[4], q[5], q[6]).rotate(self.point);
         y[0] = q[2] + p[2] - self.floor;
         y[1] = 0.0;
         y[2] = 0.0;
+        Ok(())
     }
 
-    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) {
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) -> Result<(), KernelError> {
         let frame = contact_frame([0.0, 0.0, 1.0]).expect("a unit normal");
         let back = Quaternion::new(q[3], q[4], q[5], q[6]).conjugate();
         for (i, e) in frame.iter().enumerate() {
@@ -63,6 +65,7 @@ impl NewtonEulerRelation for PointOnFloor {
             rows[i * 6..i * 6 + 3].copy_from_slice(e);
             rows[i * 6 + 3..i * 6 + 6].copy_from_slice(&angular);
         }
+        Ok(())
     }
 }
 
@@ -106,9 +109,9 @@ fn a_pendulum_strikes_a_frictional_floor_through_the_mixed_problem() -> Result<(
         contacts += usize::from(report.active == 2);
         let state = sim.nsds().ds(ds)?.state();
         let (q, v) = (state.q(), state.v());
-        pivot.output(q, &mut y);
+        pivot.output(q, &mut y)?;
         drift = drift.max(y.iter().fold(0.0f64, |a, x| a.max(x.abs())));
-        end.output(q, &mut gap);
+        end.output(q, &mut gap)?;
         lowest = lowest.min(gap[0]);
         let e = energy(q, v);
         growth = growth.max(e - previous);

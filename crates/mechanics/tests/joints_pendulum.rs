@@ -90,7 +90,7 @@ fn run(theta0: f64, projection: bool, stop: Option<(f64, f64)>, steps: usize) ->
         }
         let state = sim.nsds().ds(ds)?.state();
         let (q, v) = (state.q(), state.v());
-        pivot.output(q, &mut y);
+        pivot.output(q, &mut y)?;
         out.drift.push(y.iter().fold(0.0f64, |a, x| a.max(x.abs())));
         out.angles.push(theta0 - pivot.coordinate(q));
         out.rates.push(v[4]);

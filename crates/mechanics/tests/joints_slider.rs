@@ -58,7 +58,7 @@ fn a_body_slides_down_a_prismatic_joint_onto_its_stop() -> Result<(), MechanicsE
         assert!(report.newton_converged && report.solver().is_none_or(|r| r.is_converged()), "{report:?}");
         let q = sim.nsds().ds(ds)?.state().q().to_vec();
         let v = sim.nsds().ds(ds)?.state().v().to_vec();
-        joint.output(&q, &mut y);
+        joint.output(&q, &mut y)?;
         drift = drift.max(y.iter().fold(0.0f64, |a, x| a.max(x.abs())));
         let d = joint.coordinate(&q);
         let t = k as f64 * H;
@@ -109,7 +109,7 @@ fn welded_bodies_fall_together() -> Result<(), MechanicsError> {
         let qa = sim.nsds().ds(b1)?.state().q().to_vec();
         let qb = sim.nsds().ds(b2)?.state().q().to_vec();
         error = error.max((qa[2] - (1.0 - 0.5 * a * t * t)).abs()).max((qb[2] - (0.4 - 0.5 * a * t * t)).abs());
-        fixed.output(&[qa, qb].concat(), &mut y);
+        fixed.output(&[qa, qb].concat(), &mut y)?;
         drift = drift.max(y.iter().fold(0.0f64, |m, x| m.max(x.abs())));
     }
     println!("welded pair: max |z − z_analytic| {error:.2e}, max joint drift {drift:.2e}");
@@ -163,7 +163,7 @@ fn a_double_pendulum_swings_in_its_normal_modes() -> Result<(), MechanicsError> 
             let qa = sim.nsds().ds(b1)?.state().q().to_vec();
             let qb = sim.nsds().ds(b2)?.state().q().to_vec();
             angles.push(2.0 * qa[5].atan2(qa[3]));
-            elbow.output(&[qa, qb].concat(), &mut y);
+            elbow.output(&[qa, qb].concat(), &mut y)?;
             drift = drift.max(y.iter().fold(0.0f64, |acc, x| acc.max(x.abs())));
         }
         let crossings: Vec<f64> = angles

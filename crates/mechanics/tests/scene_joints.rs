@@ -48,7 +48,7 @@ fn a_chain_on_ball_joints_falls_onto_a_floor_and_comes_to_rest() -> Result<(), M
         let report = scene.step()?;
         assert!(report.converged(), "step {steps}: {report:?}");
         most_contacts = most_contacts.max(scene.number_of_contacts());
-        drift = drift.max(scene.joint_drift());
+        drift = drift.max(scene.joint_drift()?);
         steps += 1;
     }
     let mut speed = 0.0f64;
@@ -63,7 +63,7 @@ fn a_chain_on_ball_joints_falls_onto_a_floor_and_comes_to_rest() -> Result<(), M
         "chain of 3 spheres on ball joints: {steps} steps, up to {most_contacts} contacts, final max speed \
          {speed:.2e} m/s, lowest gap {lowest:.2e} m, max joint drift {drift:.2e} (at the end {:.2e}), \
          {} unconverged steps",
-        scene.joint_drift(),
+        scene.joint_drift()?,
         summary.unconverged
     );
     assert!(most_contacts >= 1, "the chain reaches the floor");
@@ -90,5 +90,69 @@ fn bad_joints_are_typed_errors() -> Result<(), MechanicsError> {
     let p = builder.add_joint(SceneJoint::Pivot { point: [0.0; 3], axis: [0.0, 1.0, 0.0] }, a, None)?;
     assert!(builder.add_joint_stop(p, StopSide::Upper, f64::INFINITY, 0.5).is_err());
     assert_eq!(builder.add_joint_stop(p, StopSide::Upper, 0.5, 0.5)?, 0);
+    Ok(())
+}
+
+/// Two spheres whose shapes overlap at the ball joint between them, the first hanging from the
+/// ground: they form a contact unless the pair is excluded; excluded, the only contacts are with
+/// other bodies. A scene file says the same with `collide = false` or `[[no_contact]]`.
+#[test]
+fn an_excluded_pair_of_jointed_bodies_forms_no_contact() -> Result<(), MechanicsError> {
+    use nonsmooth_mechanics::scene::ContactPartner;
+    use nonsmooth_mechanics::scene_file::SceneFile;
+    let build = |exclude: bool| -> Result<SceneBuilder, MechanicsError> {
+        let mut builder = SceneBuilder::new().with_time_step(1e-3).with_final_time(1.0);
+        let at = |x: f64| BodySpec::new(Shape::sphere(RADIUS)?, 1000.0).map(|b| b.with_position([x, 0.0, 1.0]));
+        let a = builder.add_body(at(0.0)?);
+        let b = builder.add_body(at(0.08)?);
+        builder.add_body(at(0.17)?);
+        builder.add_joint(SceneJoint::Ball { point: [-0.1, 0.0, 1.0] }, a, None)?;
+        builder.add_joint(SceneJoint::Ball { point: [0.04, 0.0, 1.0] }, a, Some(b))?;
+        if exclude {
+            builder.disable_collisions(b, a)?;
+        }
+        Ok(builder)
+    };
+    let body_pairs = |builder: SceneBuilder| -> Result<Vec<(usize, usize)>, MechanicsError> {
+        let mut scene = builder.build()?;
+        let mut pairs = Vec::new();
+        for _ in 0..20 {
+            scene.step()?;
+            for c in scene.contacts() {
+                if let ContactPartner::Body(other) = c.partner {
+                    let pair = (c.body.min(other), c.body.max(other));
+                    if !pairs.contains(&pair) {
+                        pairs.push(pair);
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
+        Ok(pairs)
+    };
+    assert_eq!(body_pairs(build(false)?)?, vec![(0, 1), (1, 2)], "jointed bodies collide by default");
+    let excluded = build(true)?;
+    assert_eq!(excluded.collision_exclusions(), &[(0, 1)]);
+    assert_eq!(body_pairs(excluded)?, vec![(1, 2)], "the excluded pair forms no contact");
+
+    // Written out, the exclusion is the joint's `collide = false`; read back, the same pair.
+    let text = SceneFile::from_builder(&build(true)?)?.to_string()?;
+    assert!(text.contains("collide = false"), "{text}");
+    let read: SceneFile = text.parse()?;
+    assert_eq!(read.builder()?.collision_exclusions(), &[(0, 1)]);
+    let mut other = build(false)?;
+    other.disable_collisions(1, 2)?;
+    let text = SceneFile::from_builder(&other)?.to_string()?;
+    assert!(text.contains("[[no_contact]]"), "{text}");
+    let read: SceneFile = text.parse()?;
+    assert_eq!(read.builder()?.collision_exclusions(), &[(1, 2)]);
+
+    // Bad pairs are typed errors.
+    let mut builder = build(false)?;
+    assert!(matches!(builder.disable_collisions(0, 0), Err(MechanicsError::Kernel(KernelError::InvalidModel(_)))));
+    assert!(matches!(builder.disable_collisions(0, 9), Err(MechanicsError::Kernel(KernelError::UnknownDs(9)))));
+    let ground = "[[body]]\nshape = \"sphere\"\nradius = 0.05\ndensity = 1000.0\n\n[[joint]]\nkind = \"ball\"\nbody = 0\npoint = [0.0, 0.0, 0.0]\ncollide = false\n";
+    let error = ground.parse::<SceneFile>()?.builder().expect_err("a joint with the ground has no pair");
+    assert!(error.to_string().contains("collide"), "{error}");
     Ok(())
 }

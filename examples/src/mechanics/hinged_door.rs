@@ -200,7 +200,7 @@ pub fn simulate(h: f64, steps: usize, projection: bool) -> Result<DoorRun, Mecha
     for _ in 0..steps {
         simulation.step()?;
         let q = simulation.nsds().ds(door)?.state().q();
-        pivot.output(q, &mut y);
+        pivot.output(q, &mut y)?;
         drift.push(y.iter().fold(0.0f64, |a, x| a.max(f64::abs(*x))));
         trajectory.push(&row(&simulation)?);
     }

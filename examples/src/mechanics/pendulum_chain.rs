@@ -84,14 +84,15 @@ impl NewtonEulerRelation for EndOnFloor {
         1
     }
 
-    fn output(&mut self, q: &[f64], y: &mut [f64]) {
+    fn output(&mut self, q: &[f64], y: &mut [f64]) -> Result<(), KernelError> {
         let p = Quaternion::new(q[3], q[4], q[5], q[6]).rotate(self.point);
         y[0] = q[2] + p[2] - self.floor;
         y[1] = 0.0;
         y[2] = 0.0;
+        Ok(())
     }
 
-    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) {
+    fn jacobian(&mut self, q: &[f64], rows: &mut [f64]) -> Result<(), KernelError> {
         // The frame of e_z: n = e_z, t₁ = (0, −1, 0), t₂ = (1, 0, 0) (never fails for e_z).
         let frame = contact_frame([0.0, 0.0, 1.0]).unwrap_or([[0.0, 0.0, 1.0], [0.0, -1.0, 0.0], [1.0, 0.0, 0.0]]);
         let back = Quaternion::new(q[3], q[4], q[5], q[6]).conjugate();
@@ -100,6 +101,7 @@ impl NewtonEulerRelation for EndOnFloor {
             rows[i * 6..i * 6 + 3].copy_from_slice(e);
             rows[i * 6 + 3..i * 6 + 6].copy_from_slice(&angular);
         }
+        Ok(())
     }
 }
 
@@ -239,7 +241,7 @@ pub fn simulate(h: f64, steps: usize) -> Result<ChainRun, MechanicsError> {
                 q.extend_from_slice(simulation.nsds().ds(links[k - 1])?.state().q());
             }
             q.extend_from_slice(simulation.nsds().ds(links[k])?.state().q());
-            pivot.output(&q, &mut y);
+            pivot.output(&q, &mut y)?;
             worst = y.iter().fold(worst, |a, x| a.max(x.abs()));
         }
         drift.push(worst);

@@ -98,21 +98,24 @@ pub struct Joints {
 
 impl Joints {
     /// `max |h(q)|` over the sixteen rows at the positions `q` of crank, rod and slider.
-    pub fn violation(&mut self, q: [&[f64]; 3]) -> f64 {
+    ///
+    /// # Errors
+    /// What the joints' `h(q)` report.
+    pub fn violation(&mut self, q: [&[f64]; 3]) -> Result<f64, KernelError> {
         let mut worst = 0.0f64;
         let mut y = [0.0; 5];
         let mut pair = [0.0; 14];
-        self.crank.output(q[0], &mut y);
+        self.crank.output(q[0], &mut y)?;
         worst = y.iter().fold(worst, |a, x| a.max(f64::abs(*x)));
-        self.slider.output(q[2], &mut y);
+        self.slider.output(q[2], &mut y)?;
         worst = y.iter().fold(worst, |a, x| a.max(f64::abs(*x)));
         for (joint, (a, b)) in [(&mut self.elbow, (q[0], q[1])), (&mut self.wrist, (q[1], q[2]))] {
             pair[..7].copy_from_slice(a);
             pair[7..].copy_from_slice(b);
-            joint.output(&pair, &mut y[..3]);
+            joint.output(&pair, &mut y[..3])?;
             worst = y[..3].iter().fold(worst, |acc, x| acc.max(f64::abs(*x)));
         }
-        worst
+        Ok(worst)
     }
 }
 
@@ -333,7 +336,7 @@ pub fn run(model: SliderCrankNe) -> Result<SliderCrankRun, MechanicsError> {
             nsds.ds(bodies[0])?.state().q(),
             nsds.ds(bodies[1])?.state().q(),
             nsds.ds(bodies[2])?.state().q(),
-        ]));
+        ])?);
         trajectory.push(&row(&simulation)?);
     }
     Ok(SliderCrankRun { trajectory, drift })
