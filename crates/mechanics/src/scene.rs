@@ -950,6 +950,17 @@ impl SceneBuilder {
             self.statics.iter().filter(|s| !matches!(s.shape, Shape::HalfSpace)).cloned().collect();
         let half_spaces: Vec<StaticShape> =
             self.statics.iter().filter(|s| matches!(s.shape, Shape::HalfSpace)).cloned().collect();
+        // Static shapes do not move: their boxes are computed once.
+        let static_aabbs: Vec<Aabb> = finite_statics
+            .iter()
+            .map(|s| {
+                s.shape.aabb(&s.pose).ok_or_else(|| {
+                    MechanicsError::from(KernelError::InvalidModel(
+                        "a finite static shape without a bounding box".into(),
+                    ))
+                })
+            })
+            .collect::<Result<_, _>>()?;
         // The scene numbers the finite statics first, then the half-spaces; `static_index` maps
         // that numbering back to the order of addition.
         let is_half_space = |s: &StaticShape| matches!(s.shape, Shape::HalfSpace);
@@ -968,6 +979,7 @@ impl SceneBuilder {
             broad: BroadPhase::new(margin)?,
             bodies,
             finite_statics,
+            static_aabbs,
             half_space_poses: half_spaces.iter().map(|s| s.pose).collect(),
             half_spaces,
             pair_laws: self.pair_laws,
@@ -1261,6 +1273,8 @@ pub struct Scene {
     broad: BroadPhase,
     bodies: Vec<SceneBody>,
     finite_statics: Vec<StaticShape>,
+    /// The bounding boxes of `finite_statics`, computed once.
+    static_aabbs: Vec<Aabb>,
     half_spaces: Vec<StaticShape>,
     half_space_poses: Vec<Pose>,
     /// The static shapes in the order of addition.
@@ -1637,9 +1651,7 @@ impl Scene {
             })?);
             self.poses.push(pose);
         }
-        for s in &self.finite_statics {
-            self.aabbs.push(s.shape.aabb(&s.pose).expect("finite statics have a bounding box"));
-        }
+        self.aabbs.extend_from_slice(&self.static_aabbs);
         self.broad.update(&self.aabbs, &self.half_space_poses)?;
 
         // Narrow phase, in key order: for each first shape i, its pairs (i, j) (j < nb + nf),
