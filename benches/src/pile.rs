@@ -94,8 +94,9 @@ impl PileSpec {
     /// The largest penetration depth in `positions` (centres of spheres of this spec's radius),
     /// `max(0, max over pairs (2r − |x_i − x_j|), max over spheres and walls (r − (n·x_i − d)))`
     /// with the walls of [`PileSpec::walls`]. Pairs are found with a uniform grid of cell `2r`
-    /// (each sphere meets the 27 cells around its own), so the cost is linear in the number of
-    /// spheres for a pile. Non-finite positions give `f64::INFINITY`.
+    /// (the spheres sorted by cell, each pair met once in its own cell or one of the 13
+    /// neighbour cells after it), so the cost is `O(n log n)` for a pile. Non-finite positions
+    /// give `f64::INFINITY`.
     pub fn max_penetration(&self, positions: &[[f64; 3]]) -> f64 {
         let r = self.radius;
         if positions.iter().any(|p| p.iter().any(|v| !v.is_finite())) {
@@ -108,24 +109,32 @@ impl PileSpec {
                 worst = worst.max(r - dist);
             }
         }
+        // Spheres sorted by cell; each pair is met once: in the same cell (later in the order)
+        // or in one of the 13 neighbour cells after this one in lexicographic order.
         let cell = 2.0 * r;
         let key = |p: &[f64; 3]| -> [i64; 3] { [0, 1, 2].map(|i| (p[i] / cell).floor() as i64) };
-        let mut grid: std::collections::HashMap<[i64; 3], Vec<usize>> = std::collections::HashMap::new();
-        for (i, p) in positions.iter().enumerate() {
-            grid.entry(key(p)).or_default().push(i);
-        }
-        for (i, p) in positions.iter().enumerate() {
-            let [cx, cy, cz] = key(p);
-            for dx in -1..=1 {
-                for dy in -1..=1 {
-                    for dz in -1..=1 {
-                        let Some(cell) = grid.get(&[cx + dx, cy + dy, cz + dz]) else { continue };
-                        for &j in cell.iter().filter(|&&j| j > i) {
-                            let q = &positions[j];
-                            let dist = ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt();
-                            worst = worst.max(2.0 * r - dist);
-                        }
-                    }
+        let mut order: Vec<([i64; 3], usize)> = positions.iter().enumerate().map(|(i, p)| (key(p), i)).collect();
+        order.sort_unstable();
+        let distance = |i: usize, j: usize| {
+            let (p, q) = (&positions[i], &positions[j]);
+            ((p[0] - q[0]).powi(2) + (p[1] - q[1]).powi(2) + (p[2] - q[2]).powi(2)).sqrt()
+        };
+        let forward: Vec<[i64; 3]> = (-1..=1)
+            .flat_map(|dx| (-1..=1).flat_map(move |dy| (-1..=1).map(move |dz| [dx, dy, dz])))
+            .filter(|d| *d > [0, 0, 0])
+            .collect();
+        for (a, &(k, i)) in order.iter().enumerate() {
+            for &(kj, j) in &order[a + 1..] {
+                if kj != k {
+                    break;
+                }
+                worst = worst.max(2.0 * r - distance(i, j));
+            }
+            for d in &forward {
+                let target = [k[0] + d[0], k[1] + d[1], k[2] + d[2]];
+                let start = order.partition_point(|&(kj, _)| kj < target);
+                for &(_, j) in order[start..].iter().take_while(|&&(kj, _)| kj == target) {
+                    worst = worst.max(2.0 * r - distance(i, j));
                 }
             }
         }
@@ -283,6 +292,29 @@ mod tests {
         assert!((s.max_penetration(&p) - 0.03 * r).abs() < 1e-12, "{}", s.max_penetration(&p));
         assert!((s.max_penetration(&p[..2]) - 0.01 * r).abs() < 1e-12);
         assert!(s.max_penetration(&[[f64::NAN, 0.0, 0.0]]).is_infinite());
+        // The cell search finds what every pair finds: a packed jittered cloud around cell borders.
+        let cloud: Vec<[f64; 3]> = (0..400)
+            .map(|k| {
+                let f = |m: u64| ((k as u64 * m + 17) % 1009) as f64 / 1009.0;
+                [0.1 + 0.4 * f(31), 0.1 + 0.4 * f(57), 0.1 + 0.4 * f(83)]
+            })
+            .collect();
+        let mut brute = 0.0f64;
+        for i in 0..cloud.len() {
+            for j in i + 1..cloud.len() {
+                let d = (0..3).map(|c| (cloud[i][c] - cloud[j][c]).powi(2)).sum::<f64>().sqrt();
+                brute = brute.max(2.0 * r - d);
+            }
+        }
+        let walls = cloud
+            .iter()
+            .flat_map(|p| s.walls().into_iter().map(move |(n, d)| r - (n[0] * p[0] + n[1] * p[1] + n[2] * p[2] - d)));
+        let expected = walls.fold(brute, f64::max);
+        assert!(
+            brute > 0.0 && s.max_penetration(&cloud).to_bits() == expected.to_bits(),
+            "{} against {expected}",
+            s.max_penetration(&cloud)
+        );
         assert!((PileSpec::mean_height(&p[..2]) - 0.5).abs() < 1e-15);
         assert!(PileSpec::mean_height(&[]).abs() < 1e-300);
         assert!(s.validate().is_ok());
