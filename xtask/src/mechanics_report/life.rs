@@ -19,7 +19,7 @@ use std::fmt::Write as _;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use serde_json::Value;
@@ -44,6 +44,10 @@ pub(crate) const SICONOS_SPEEDUP_TARGET: f64 = 50.0;
 pub(crate) const RAPIER_FALL_RATIO_TARGET: f64 = 2.0;
 /// Wall-time budget of a MuJoCo window (s): it stops after the first step that ends later.
 pub(crate) const MUJOCO_WINDOW_SECONDS: f64 = 600.0;
+/// Wall-time limit of a MuJoCo window's process (s): one Newton step on the connected
+/// 5000-sphere heap takes longer (more than 27 minutes), so the window is stopped and reported as
+/// not measured instead of holding the report for hours.
+pub(crate) const MUJOCO_WINDOW_LIMIT_SECONDS: u64 = 900;
 /// The times (s) at which the kinetic energy is tabled.
 pub(crate) const KE_SAMPLES: [f64; 10] = [0.1, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0, 1.4, 1.9, 2.0];
 
@@ -669,7 +673,9 @@ pub(crate) fn markdown(results: &[LifeResult], siconos_shim: &Result<PathBuf, St
          planes, μ = 0.3, no restitution, h = 1e-3. It runs windows, not the whole 2 s: once the pile is \
          connected its Newton step factors the Hessian of the whole pile, seconds per step at N = 1000, too slow \
          for 2000 steps; a window stops after the first step that ends {MUJOCO_WINDOW_SECONDS} s after it began \
-         (its steps column says how many it took). Unconv. counts steps that used all of `opt.iterations`."
+         (its steps column says how many it took), and a window still running after \
+         {MUJOCO_WINDOW_LIMIT_SECONDS} s is stopped and shown as not measured. Unconv. counts steps that used \
+         all of `opt.iterations`."
     );
     let _ = writeln!(
         md,
@@ -775,15 +781,43 @@ pub(crate) fn csv(results: &[LifeResult]) -> String {
     out
 }
 
-/// Runs `cmd` (described as `name`) and parses its records; a failure becomes the reason.
-fn run_records(cmd: &mut Command, name: &str) -> Result<EngineRun, String> {
+/// Runs `cmd` (described as `name`) and parses its records; a failure becomes the reason, and a
+/// process still running after `limit` is stopped (killed) and reported so.
+pub(crate) fn run_records(cmd: &mut Command, name: &str, limit: Option<Duration>) -> Result<EngineRun, String> {
     eprintln!("bench-report: {name}");
     let started = Instant::now();
-    let output = cmd.stderr(std::process::Stdio::inherit()).output().map_err(|e| format!("cannot run {name}: {e}"))?;
-    if !output.status.success() {
-        return Err(format!("{name} failed ({})", output.status));
+    let mut child = cmd
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::inherit())
+        .spawn()
+        .map_err(|e| format!("cannot run {name}: {e}"))?;
+    let mut stdout = child.stdout.take().ok_or_else(|| format!("{name}: no standard output"))?;
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut text).map(|_| text)
+    });
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| format!("{name}: {e}"))? {
+            break status;
+        }
+        if let Some(limit) = limit
+            && started.elapsed() > limit
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+            let _ = reader.join();
+            return Err(format!("{name}: stopped after {} s without finishing", limit.as_secs()));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let stdout = reader
+        .join()
+        .map_err(|_| format!("{name}: the output reader panicked"))?
+        .map_err(|e| format!("{name}: cannot read its output: {e}"))?;
+    if !status.success() {
+        return Err(format!("{name} failed ({status})"));
     }
-    let run = parse_records(&String::from_utf8_lossy(&output.stdout), name).map_err(|e| format!("{e:#}"))?;
+    let run = parse_records(&stdout, name).map_err(|e| format!("{e:#}"))?;
     eprintln!("bench-report:   {} steps in {:.0} s", run.records.len(), started.elapsed().as_secs_f64());
     Ok(run)
 }
@@ -859,6 +893,7 @@ fn windows(
     states: &Path,
     engine: &str,
     steps: usize,
+    limit: Option<Duration>,
     command: &dyn Fn(&Path) -> Command,
 ) -> Vec<Window> {
     LifePhase::ALL
@@ -877,8 +912,11 @@ fn windows(
                 let file = states.join(format!("state_{}_{s}.txt", case.n));
                 let mut cmd = command(&file);
                 cmd.args(["--steps", &steps.to_string()]);
-                let run =
-                    run_records(&mut cmd, &format!("{engine} window n = {} from step {s}, {steps} steps", case.n))?;
+                let run = run_records(
+                    &mut cmd,
+                    &format!("{engine} window n = {} from step {s}, {steps} steps", case.n),
+                    limit,
+                )?;
                 stats(&run.records).ok_or_else(|| "no step".to_owned())
             });
             if let Err(e) = &stats {
@@ -900,21 +938,21 @@ pub(crate) fn run_case(case: LifeCase, tools: &LifeTools) -> LifeResult {
                 .args(["--export-every", &case.export_every.to_string()])
                 .arg("--export-dir")
                 .arg(&states);
-            run_records(&mut cmd, &format!("pile-life --n {} --steps {}", case.n, case.steps))
+            run_records(&mut cmd, &format!("pile-life --n {} --steps {}", case.n, case.steps), None)
         })
         .and_then(|run| WholeRun::new(run, "pile-life"));
     let rapier = tools.rapier.clone().and_then(|bin| {
         let (n, s) = (case.n.to_string(), case.steps.to_string());
         let mut cmd = Command::new(bin);
         cmd.args(["--n", &n, "--steps", &s, "--measure", &s, "--life"]);
-        run_records(&mut cmd, &format!("rapier-pile-1thread --n {n} --steps {s} --life"))
+        run_records(&mut cmd, &format!("rapier-pile-1thread --n {n} --steps {s} --life"), None)
             .and_then(|run| WholeRun::new(run, "rapier-pile"))
     });
     let scripts = &tools.scripts;
     let siconos = match (&ours, &tools.siconos) {
         (Err(e), _) => Err(format!("ours not measured: {e}")),
         (_, Err(e)) => Err(e.clone()),
-        (Ok(o), Ok(())) => Ok(windows(case, o, &states, "siconos", case.siconos_window, &|state| {
+        (Ok(o), Ok(())) => Ok(windows(case, o, &states, "siconos", case.siconos_window, None, &|state| {
             let mut cmd = python();
             cmd.arg(scripts.join("siconos_pile.py")).arg("--state").arg(state);
             if let Ok(shim) = &tools.shim {
@@ -923,15 +961,18 @@ pub(crate) fn run_case(case: LifeCase, tools: &LifeTools) -> LifeResult {
             cmd
         })),
     };
+    let mujoco_limit = Duration::from_secs(MUJOCO_WINDOW_LIMIT_SECONDS);
     let mujoco = match (&ours, &tools.mujoco) {
         (Err(e), _) => Err(format!("ours not measured: {e}")),
         (_, Err(e)) => Err(e.clone()),
-        (Ok(o), Ok(python)) => Ok(windows(case, o, &states, "mujoco", case.mujoco_window, &|state| {
-            let mut cmd = Command::new(python);
-            cmd.arg(scripts.join("mujoco_pile.py")).arg("--state").arg(state);
-            cmd.args(["--max-seconds", &MUJOCO_WINDOW_SECONDS.to_string()]);
-            cmd
-        })),
+        (Ok(o), Ok(python)) => {
+            Ok(windows(case, o, &states, "mujoco", case.mujoco_window, Some(mujoco_limit), &|state| {
+                let mut cmd = Command::new(python);
+                cmd.arg(scripts.join("mujoco_pile.py")).arg("--state").arg(state);
+                cmd.args(["--max-seconds", &MUJOCO_WINDOW_SECONDS.to_string()]);
+                cmd
+            }))
+        }
     };
     LifeResult { case, ours, rapier, siconos, mujoco }
 }

@@ -663,3 +663,18 @@ fn life_cases_in_report_order() {
     let quick = life_cases(true);
     assert!(quick.len() == 1 && quick[0].n < 1000 && quick[0].steps < 2000);
 }
+
+/// A window's process still running at its wall-time limit is stopped, and said so.
+#[test]
+fn a_run_past_its_limit_is_stopped() {
+    let mut cmd = std::process::Command::new("sleep");
+    cmd.arg("30");
+    let started = std::time::Instant::now();
+    let error = super::life::run_records(&mut cmd, "sleep 30", Some(std::time::Duration::from_millis(300)))
+        .expect_err("stopped at its limit");
+    assert!(error.contains("stopped after") && started.elapsed().as_secs() < 10, "{error}");
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", "echo not a record; exit 3"]);
+    let error = super::life::run_records(&mut cmd, "sh", None).expect_err("a failing process");
+    assert!(error.contains("failed"), "{error}");
+}
