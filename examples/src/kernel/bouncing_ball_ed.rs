@@ -6,8 +6,7 @@
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, LsodarSmooth, OdeOptions, RestartingOde, SmoothIntegrator, TimeDiscretisation,
-    Trajectory,
+    EventDriven, LsodarSmooth, OdeOptions, RestartingOde, SmoothIntegrator, Trajectory,
 };
 
 /// Names of the columns of [`BouncingBallEd::simulate`]'s rows (header of the example's `--output`
@@ -57,12 +56,7 @@ impl BouncingBallEd {
             NonsmoothLaw::newton_impact(self.restitution)?,
             &[ball],
         )?;
-        let sim = EventDriven::new(
-            nsds,
-            TimeDiscretisation::new(0.0, self.h, self.t_end)?,
-            integrator,
-            EventDrivenOptions::default(),
-        )?;
+        let sim = super::event_driven(nsds, self.h, self.t_end, integrator)?;
         Ok((sim, ball, contact))
     }
 

@@ -11,9 +11,7 @@
 
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
-use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, OdeOptions, RestartingOde, SmoothIntegrator, TimeDiscretisation, Trajectory,
-};
+use nonsmooth::kernel::simulation::{EventDriven, OdeOptions, RestartingOde, SmoothIntegrator, Trajectory};
 
 /// Names of the columns of [`BouncingBallEdTwoContacts::simulate`]'s rows (header of the example's
 /// `--output` file): time, height `x`, velocity `ẋ`, impulse `p(1)` and force `p(2)` on `x`, then
@@ -97,12 +95,7 @@ impl BouncingBallEdTwoContacts {
         let floor = nsds.link(LagrangianLinearTir::new(faer::mat![[1.0]])?, law, &[ball])?;
         let ceiling =
             nsds.link(LagrangianLinearTir::new(faer::mat![[-1.0]])?.with_offset(vec![self.ceiling])?, law, &[ball])?;
-        let sim = EventDriven::new(
-            nsds,
-            TimeDiscretisation::new(0.0, self.h, self.t_end)?,
-            integrator,
-            EventDrivenOptions::default(),
-        )?;
+        let sim = super::event_driven(nsds, self.h, self.t_end, integrator)?;
         Ok((sim, ball, floor, ceiling))
     }
 

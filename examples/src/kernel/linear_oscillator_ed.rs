@@ -11,9 +11,7 @@
 
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
-use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, IntegrationTotals, LsodarSmooth, SmoothIntegrator, TimeDiscretisation, Trajectory,
-};
+use nonsmooth::kernel::simulation::{EventDriven, IntegrationTotals, LsodarSmooth, SmoothIntegrator, Trajectory};
 
 /// Names of the columns of [`LinearOscillatorEd::simulate`]'s rows: time, height `x`, its
 /// velocity, impulse `p(1)[0]`, contact force `p(2)[0]`, multipliers `λ(1)[0]` and `λ(2)[0]`,
@@ -75,12 +73,7 @@ impl LinearOscillatorEd {
             NonsmoothLaw::newton_impact(self.restitution)?,
             &[ball],
         )?;
-        let sim = EventDriven::new(
-            nsds,
-            TimeDiscretisation::new(0.0, self.h, self.t_end)?,
-            integrator,
-            EventDrivenOptions::default(),
-        )?;
+        let sim = super::event_driven(nsds, self.h, self.t_end, integrator)?;
         Ok((sim, ball, contact))
     }
 

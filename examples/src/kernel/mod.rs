@@ -21,3 +21,22 @@ pub mod slider_crank;
 pub mod slope_block_ed;
 pub mod two_bouncing_balls_global;
 pub mod woodpecker;
+
+use nonsmooth::kernel::KernelError;
+use nonsmooth::kernel::model::Nsds;
+use nonsmooth::kernel::simulation::{EventDriven, EventDrivenOptions, SmoothIntegrator, TimeDiscretisation};
+
+/// An event-driven simulation of `nsds` with its outputs every `h` from `t = 0` to `t_end`,
+/// integrated by `integrator`, with the default options (Siconos' `EventDriven` on a
+/// `TimeDiscretisation`).
+///
+/// # Errors
+/// Those of [`TimeDiscretisation::new`] and [`EventDriven::new`].
+pub fn event_driven(
+    nsds: Nsds,
+    h: f64,
+    t_end: f64,
+    integrator: impl SmoothIntegrator + 'static,
+) -> Result<EventDriven, KernelError> {
+    EventDriven::new(nsds, TimeDiscretisation::new(0.0, h, t_end)?, integrator, EventDrivenOptions::default())
+}

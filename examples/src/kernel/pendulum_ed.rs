@@ -25,10 +25,7 @@ use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{
     DsId, InteractionId, LagrangianLinearTids, LagrangianScleronomousR, NonsmoothLaw, Nsds,
 };
-use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, EventKind, OdeOptions, RestartingOde, SmoothIntegrator, TimeDiscretisation,
-    Trajectory,
-};
+use nonsmooth::kernel::simulation::{EventDriven, EventKind, OdeOptions, RestartingOde, SmoothIntegrator, Trajectory};
 
 /// Names of the columns of [`PendulumRun::rows`] (header of the example's `--output` file): time,
 /// position `(x, z)`, velocity `(ẋ, ż)`, constraint `y = l² − |q|²`, multipliers `λ(1)`
@@ -114,12 +111,7 @@ impl PendulumEd {
         let mut nsds = Nsds::new();
         let body = nsds.add_ds(body);
         let string = nsds.link(string, NonsmoothLaw::newton_impact(self.restitution)?, &[body])?;
-        let sim = EventDriven::new(
-            nsds,
-            TimeDiscretisation::new(0.0, self.h, self.t_end)?,
-            integrator,
-            EventDrivenOptions::default(),
-        )?;
+        let sim = super::event_driven(nsds, self.h, self.t_end, integrator)?;
         Ok((sim, body, string))
     }
 

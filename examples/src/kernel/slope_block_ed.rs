@@ -20,9 +20,7 @@
 
 use nonsmooth::kernel::KernelError;
 use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
-use nonsmooth::kernel::simulation::{
-    EventDriven, EventDrivenOptions, EventKind, FrictionMode, OdeOptions, RestartingOde, TimeDiscretisation, Trajectory,
-};
+use nonsmooth::kernel::simulation::{EventDriven, EventKind, FrictionMode, OdeOptions, RestartingOde, Trajectory};
 
 /// Gravity.
 pub const GRAVITY: f64 = 9.81;
@@ -112,12 +110,7 @@ impl SlopeBlockEd {
         let block = nsds.add_ds(block);
         let contact = nsds.link(contact, NonsmoothLaw::newton_impact_friction(0.0, 0.0, self.mu, 2)?, &[block])?;
         let options = OdeOptions::default().with_rtol(1e-12).with_atol(1e-12);
-        let sim = EventDriven::new(
-            nsds,
-            TimeDiscretisation::new(0.0, self.h, self.t_end)?,
-            RestartingOde::new(options)?,
-            EventDrivenOptions::default(),
-        )?;
+        let sim = super::event_driven(nsds, self.h, self.t_end, RestartingOde::new(options)?)?;
         Ok((sim, block, contact))
     }
 
