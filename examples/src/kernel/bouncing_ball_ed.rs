@@ -4,7 +4,7 @@
 //! contact at acceleration level.
 
 use nonsmooth::kernel::KernelError;
-use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids};
 use nonsmooth::kernel::simulation::{
     EventDriven, LsodarSmooth, OdeOptions, RestartingOde, SmoothIntegrator, Trajectory,
 };
@@ -49,13 +49,7 @@ impl BouncingBallEd {
         let mass = faer::mat![[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, 3.0 / 5.0 * m * r * r]];
         let ball = LagrangianLinearTids::new(vec![self.height, 0.0, 0.0], vec![0.0; 3], mass)?
             .with_external_force(vec![-m * GRAVITY, 0.0, 0.0])?;
-        let mut nsds = Nsds::new();
-        let ball = nsds.add_ds(ball);
-        let contact = nsds.link(
-            LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?,
-            NonsmoothLaw::newton_impact(self.restitution)?,
-            &[ball],
-        )?;
+        let (nsds, ball, contact) = super::ball_on_the_ground(ball, self.restitution)?;
         let sim = super::event_driven(nsds, self.h, self.t_end, integrator)?;
         Ok((sim, ball, contact))
     }

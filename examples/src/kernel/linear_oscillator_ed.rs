@@ -10,7 +10,7 @@
 //! `DLSODAR` does (Petzold 1983); [`IntegrationTotals`] counts the switches over the run.
 
 use nonsmooth::kernel::KernelError;
-use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
+use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids};
 use nonsmooth::kernel::simulation::{EventDriven, IntegrationTotals, LsodarSmooth, SmoothIntegrator, Trajectory};
 
 /// Names of the columns of [`LinearOscillatorEd::simulate`]'s rows: time, height `x`, its
@@ -66,13 +66,7 @@ impl LinearOscillatorEd {
         let ball = LagrangianLinearTids::new(vec![1.0, 0.001, 0.0], vec![0.0; 3], mass)?
             .with_stiffness(faer::mat![[kx, 0.0, 0.0], [0.0, ky, 0.0], [0.0, 0.0, 0.0]])?
             .with_external_force(vec![-m * GRAVITY, 0.0, 0.0])?;
-        let mut nsds = Nsds::new();
-        let ball = nsds.add_ds(ball);
-        let contact = nsds.link(
-            LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?,
-            NonsmoothLaw::newton_impact(self.restitution)?,
-            &[ball],
-        )?;
+        let (nsds, ball, contact) = super::ball_on_the_ground(ball, self.restitution)?;
         let sim = super::event_driven(nsds, self.h, self.t_end, integrator)?;
         Ok((sim, ball, contact))
     }

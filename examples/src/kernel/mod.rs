@@ -23,7 +23,7 @@ pub mod two_bouncing_balls_global;
 pub mod woodpecker;
 
 use nonsmooth::kernel::KernelError;
-use nonsmooth::kernel::model::Nsds;
+use nonsmooth::kernel::model::{DsId, InteractionId, LagrangianLinearTids, LagrangianLinearTir, NonsmoothLaw, Nsds};
 use nonsmooth::kernel::simulation::{EventDriven, EventDrivenOptions, SmoothIntegrator, TimeDiscretisation};
 
 /// An event-driven simulation of `nsds` with its outputs every `h` from `t = 0` to `t_end`,
@@ -39,4 +39,24 @@ pub fn event_driven(
     integrator: impl SmoothIntegrator + 'static,
 ) -> Result<EventDriven, KernelError> {
     EventDriven::new(nsds, TimeDiscretisation::new(0.0, h, t_end)?, integrator, EventDrivenOptions::default())
+}
+
+/// A model of one ball `ball` (coordinates `q = (x, y, θ)`, `x` the height) above the ground
+/// `x = 0`: the relation `y = x` (`H = (1 0 0)`) with Newton's impact law of restitution
+/// `restitution` (Siconos' `BouncingBall` examples). Returns the model, the ball and the contact.
+///
+/// # Errors
+/// [`KernelError::InvalidParameter`] for a restitution outside `[0, 1]`.
+pub fn ball_on_the_ground(
+    ball: LagrangianLinearTids,
+    restitution: f64,
+) -> Result<(Nsds, DsId, InteractionId), KernelError> {
+    let mut nsds = Nsds::new();
+    let ball = nsds.add_ds(ball);
+    let contact = nsds.link(
+        LagrangianLinearTir::new(faer::mat![[1.0, 0.0, 0.0]])?,
+        NonsmoothLaw::newton_impact(restitution)?,
+        &[ball],
+    )?;
+    Ok((nsds, ball, contact))
 }
