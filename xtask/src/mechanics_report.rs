@@ -678,7 +678,7 @@ pub(crate) fn markdown(header: &MechHeader, results: &[CaseResult]) -> String {
          the factored Delassus operator (the same iteration as on the assembled `W` up to round-off; \
          over-relaxation \
          ω = 1.5 and Anderson acceleration with memory 3 on pairs of sweeps, one extrapolation per two \
-         sweeps, contacts swept from the top of \
+         sweeps, the full error evaluated after one more, plain, sweep on a copy, contacts swept from the top of \
          the pile down, the one-contact problems of sphere contacts solved in closed form) until Siconos' \
          relative error \
          `fc3d_compute_error` is ≤ 1e-4, warm started from the previous step's reactions. Moreau–Jean \

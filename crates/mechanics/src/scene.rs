@@ -355,7 +355,9 @@ impl SceneOptions {
     /// on with plain sweeps, Siconos' NSGS (`ω = 1`, no acceleration), which converges there;
     /// when the plain sweeps' error grows too (a warm start that traps the iterates of a
     /// settling heap), the solve starts once more from zero reactions
-    /// ([`NsgsOptions::cold_restart`]).
+    /// ([`NsgsOptions::cold_restart`]). The full error of the over-relaxed sweeps is evaluated
+    /// after one plain sweep on a copy ([`NsgsOptions::plain_check_sweep`]), so that the
+    /// relaxation's overshoot does not count as error.
     /// Sequential ([`NsgsOptions::parallelism`]); with
     /// [`Parallelism::Rayon`](nonsmooth_numerics::Parallelism::Rayon), the sweeps run in two
     /// halves ([`NsgsSchedule::Halves`](nonsmooth_numerics::fc::nsgs::NsgsSchedule::Halves)),
@@ -366,6 +368,7 @@ impl SceneOptions {
             .with_max_iterations(Self::NSGS_MAX_SWEEPS)
             .with_plain_fallback_period(Self::NSGS_FALLBACK_PERIOD)
             .with_cold_restart(true)
+            .with_plain_check_sweep(true)
             .with_relaxation(1.5)
             .with_anderson_memory(3)
             .with_anderson_period(2)

@@ -164,6 +164,10 @@ pub struct SolverSection {
     /// true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cold_restart: Option<bool>,
+    /// NSGS: evaluate the full error of over-relaxed sweeps after one plain sweep (default
+    /// true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plain_check_sweep: Option<bool>,
     /// NSGS error evaluation: `full` or `light_with_full_final` (default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_evaluation: Option<String>,
@@ -753,6 +757,9 @@ impl SceneFile {
                 if let Some(c) = v.cold_restart {
                     nsgs.cold_restart = c;
                 }
+                if let Some(c) = v.plain_check_sweep {
+                    nsgs.plain_check_sweep = c;
+                }
                 if let Some(e) = &v.error_evaluation {
                     nsgs.error_evaluation = match e.as_str() {
                         "full" => NsgsErrorEvaluation::Full,
@@ -779,6 +786,7 @@ impl SceneFile {
                     ("anderson_period", v.anderson_period.is_some()),
                     ("plain_fallback_period", v.plain_fallback_period.is_some()),
                     ("cold_restart", v.cold_restart.is_some()),
+                    ("plain_check_sweep", v.plain_check_sweep.is_some()),
                     ("error_evaluation", v.error_evaluation.is_some()),
                     ("threads", v.threads.is_some()),
                 ];
@@ -1194,6 +1202,7 @@ fn solver_section(o: &SceneOptions) -> Option<SolverSection> {
         anderson_period: Some(n.anderson_period),
         plain_fallback_period: Some(n.plain_fallback_period),
         cold_restart: Some(n.cold_restart),
+        plain_check_sweep: Some(n.plain_check_sweep),
         error_evaluation: Some(
             match n.error_evaluation {
                 NsgsErrorEvaluation::Full => "full",

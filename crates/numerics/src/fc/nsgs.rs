@@ -179,6 +179,19 @@ pub struct NsgsOptions {
     /// warm start far from every solution of a nearly singular problem (a settling heap) can
     /// trap the iterates in a slow cycle that a start from zero avoids.
     pub cold_restart: bool,
+    /// While the sweeps are over-relaxed (`ω ≠ 1`), evaluate each full error on the output of
+    /// one more, plain, sweep (`ω = 1`, no extrapolation) done on a copy of the iterate, and
+    /// return that copy when it passes (default: false, Siconos' behaviour). A relaxed update
+    /// `r_c ← r_c + ω (s_c − r_c)` leaves contact `c` off its local solution `s_c` by
+    /// `(ω − 1)(s_c − r_c)`, so the full error of a relaxed iterate counts the relaxation's
+    /// overshoot as well as the distance to a solution; after a plain sweep each contact's
+    /// local problem holds up to the later updates of its neighbours. The iteration itself is
+    /// unchanged (the copy is dropped when it does not pass); each check costs one more sweep,
+    /// counted in the report's iterations. Meant for
+    /// [`NsgsErrorEvaluation::LightWithFullFinal`], which evaluates the full error only once
+    /// the increments are small; with [`NsgsErrorEvaluation::Full`] every `f` sweeps it adds a
+    /// sweep per `f`.
+    pub plain_check_sweep: bool,
 }
 
 impl Default for NsgsOptions {
@@ -201,6 +214,7 @@ impl Default for NsgsOptions {
             anderson_period: 1,
             plain_fallback_period: 0,
             cold_restart: false,
+            plain_check_sweep: false,
         }
     }
 }
@@ -215,6 +229,12 @@ impl NsgsOptions {
     /// Sets [`NsgsOptions::cold_restart`].
     pub fn with_cold_restart(mut self, cold_restart: bool) -> Self {
         self.cold_restart = cold_restart;
+        self
+    }
+
+    /// Sets [`NsgsOptions::plain_check_sweep`].
+    pub fn with_plain_check_sweep(mut self, plain_check_sweep: bool) -> Self {
+        self.plain_check_sweep = plain_check_sweep;
         self
     }
 

@@ -293,6 +293,9 @@ pub(crate) struct Workspace {
     pub(crate) classes: Vec<Vec<usize>>,
     updates: Vec<Option<[f64; 3]>>,
     anderson: Anderson,
+    /// The copies of `r` and `w` that [`NsgsOptions::plain_check_sweep`] sweeps.
+    check_r: Vec<f64>,
+    check_w: Vec<f64>,
 }
 
 /// What a part of a halves sweep records for Anderson acceleration: its share of the
@@ -504,7 +507,7 @@ pub(crate) fn iterate<O: ContactOperator>(
 ) -> SolverReport {
     let nc = r.len() / 3;
     op.refresh_state(r, w);
-    let Workspace { order, classes, updates, anderson } = ws;
+    let Workspace { order, classes, updates, anderson, check_r, check_w } = ws;
     order.clear();
     match schedule {
         Schedule::Colours { .. } => order.extend(0..classes.len()),
@@ -522,6 +525,8 @@ pub(crate) fn iterate<O: ContactOperator>(
     let mut k = *k;
     let omega = k.omega;
     let mut fallback = FallbackCheck::new(o.plain_fallback_period, k.omega, accelerate, o.cold_restart);
+    // The plain check sweeps done so far (counted with the sweeps).
+    let mut checks = 0;
     for it in 1..=max_it {
         let period = Period::of_sweep(it, o.anderson_period);
         // The halves schedule forms the first pass of an extrapolation part by part during
@@ -581,8 +586,35 @@ pub(crate) fn iterate<O: ContactOperator>(
             anderson.sum_period_increments(period);
         }
         let norm_r = &mut || if O::SWEEP_SUMS_SQUARES { squares.sqrt() } else { norm2(r) };
-        if let Some(report) = stopping.check(it, increment, norm_r, &mut || full_error(r)) {
+        let plain_check = o.plain_check_sweep && k.omega.to_bits() != 1f64.to_bits();
+        // Whether the full error was evaluated on the plain check sweep's copy.
+        let mut on_copy = false;
+        let stop = {
+            let (r, w): (&[f64], &[f64]) = (r, w);
+            let mut full = || {
+                if plain_check {
+                    let plain = Contacts { omega: 1.0, ..k };
+                    let copy = CheckCopy { r: check_r, w: check_w };
+                    if copy.plain_sweep(op, &plain, schedule, exec, order, classes, updates, r, w) {
+                        on_copy = true;
+                        return full_error(check_r);
+                    }
+                }
+                full_error(r)
+            };
+            stopping.check((it + checks).min(max_it), increment, norm_r, &mut full)
+        };
+        checks += usize::from(on_copy);
+        if let Some(mut report) = stop {
+            if on_copy && report.status == SolverStatus::Converged {
+                r.copy_from_slice(check_r);
+                w.copy_from_slice(check_w);
+            }
+            report.iterations = it + checks;
             return report;
+        }
+        if it + checks >= max_it {
+            return SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual);
         }
         if fallback.due(it) {
             match fallback.after(full_error(r)) {
@@ -621,6 +653,48 @@ pub(crate) fn iterate<O: ContactOperator>(
         }
     }
     SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
+}
+
+/// The copies of the reactions and the state that a plain check sweep
+/// ([`NsgsOptions::plain_check_sweep`]) works on.
+struct CheckCopy<'a> {
+    r: &'a mut Vec<f64>,
+    w: &'a mut Vec<f64>,
+}
+
+impl CheckCopy<'_> {
+    /// Copies `r` and `w`, then sweeps the copies once in the order of `schedule` with the
+    /// one-contact solves of `k` and no extrapolation; false when an update failed.
+    #[allow(clippy::too_many_arguments)]
+    fn plain_sweep<O: ContactOperator>(
+        self,
+        op: &O,
+        k: &Contacts<'_>,
+        schedule: Schedule,
+        exec: &mut Executor<'_>,
+        order: &[usize],
+        classes: &[Vec<usize>],
+        updates: &mut Vec<Option<[f64; 3]>>,
+        r: &[f64],
+        w: &[f64],
+    ) -> bool {
+        let CheckCopy { r: rc, w: wc } = self;
+        rc.clear();
+        rc.extend_from_slice(r);
+        wc.clear();
+        wc.extend_from_slice(w);
+        let swept = match schedule {
+            Schedule::Halves(layout) => halves_sweep(op, k, layout, exec, rc, wc, None, &mut FirstPassSums::default()),
+            Schedule::Colours { min_parallel } => {
+                coloured_sweep(op, k, order, classes, min_parallel, updates, rc, &mut [], wc)
+            }
+            Schedule::Natural => {
+                let part = Part { own: rc, first: 0, shared: &[], shared_first: 0, delta: &mut [], w: wc, w_base: 0 };
+                sweep_part(op, k, order.iter().copied(), part)
+            }
+        };
+        swept.is_some()
+    }
 }
 
 /// What the check of [`NsgsOptions::plain_fallback_period`] asks for.

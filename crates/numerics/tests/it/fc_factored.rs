@@ -129,21 +129,27 @@ fn assembled_operator_matches_the_products() {
 
 #[test]
 fn body_velocity_nsgs_follows_the_assembled_nsgs() {
-    for (dense, anderson, period, light) in
-        [(false, 0, 1, false), (false, 3, 1, true), (false, 3, 2, true), (true, 0, 1, false), (true, 3, 1, false)]
-    {
+    for (dense, anderson, period, light, check) in [
+        (false, 0, 1, false, false),
+        (false, 3, 1, true, false),
+        (false, 3, 2, true, false),
+        (false, 3, 2, true, true),
+        (true, 0, 1, false, false),
+        (true, 3, 1, false, false),
+        (true, 3, 1, false, true),
+    ] {
         let p = lattice(6, 0.3, 2, dense);
         let assembled = p.to_assembled().expect("assembles");
         let n = p.size();
         let mut options = NsgsOptions::default().with_tolerance(1e-8).with_max_iterations(5000).with_relaxation(1.3);
-        options = options.with_anderson_memory(anderson).with_anderson_period(period);
+        options = options.with_anderson_memory(anderson).with_anderson_period(period).with_plain_check_sweep(check);
         if light {
             options = options.with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal);
         }
         let (report1, r1) = solve_factored(&p, options.clone());
         let (report2, r2) = solve_assembled(&assembled, options);
         println!(
-            "dense {dense}, anderson {anderson}, period {period}, light {light}: factored {} sweeps {:.3e}, assembled {} sweeps {:.3e}, max |Δr| {:.2e}",
+            "dense {dense}, anderson {anderson}, period {period}, light {light}, check {check}: factored {} sweeps {:.3e}, assembled {} sweeps {:.3e}, max |Δr| {:.2e}",
             report1.iterations,
             report1.residual,
             report2.iterations,
@@ -356,22 +362,59 @@ fn rows_pushed_then_attached_match_contacts_pushed_one_by_one() {
     assert_eq!(d.rows(), reference.rows());
 }
 
-#[test]
-fn the_cold_restart_leaves_a_converging_solve_unchanged() {
-    // The restart comes only after plain sweeps whose error grew: a solve that converges under
-    // the accelerated sweeps gives the same reactions bit for bit with or without it.
-    let p = lattice(6, 0.3, 2, false);
-    let options = NsgsOptions::default()
+/// Over-relaxed sweeps (`ω = 1.5`) with Anderson acceleration on pairs of sweeps and the light
+/// error, as the scenes' NSGS, to `1e-8`.
+fn accelerated() -> NsgsOptions {
+    NsgsOptions::default()
         .with_tolerance(1e-8)
         .with_max_iterations(5000)
         .with_relaxation(1.5)
         .with_anderson_memory(3)
         .with_anderson_period(2)
         .with_error_evaluation(NsgsErrorEvaluation::LightWithFullFinal)
-        .with_plain_fallback_period(25);
+}
+
+#[test]
+fn the_cold_restart_leaves_a_converging_solve_unchanged() {
+    // The restart comes only after plain sweeps whose error grew: a solve that converges under
+    // the accelerated sweeps gives the same reactions bit for bit with or without it.
+    let p = lattice(6, 0.3, 2, false);
+    let options = accelerated().with_plain_fallback_period(25);
     let (report1, r1) = solve_factored(&p, options.clone());
     let (report2, r2) = solve_factored(&p, options.with_cold_restart(true));
     assert_eq!(report1.status, SolverStatus::Converged);
+    assert_eq!(report1.iterations, report2.iterations);
+    assert!(r1.iter().zip(&r2).all(|(a, b)| a.to_bits() == b.to_bits()));
+}
+
+#[test]
+fn the_plain_check_sweep_returns_the_plain_sweep_that_passes() {
+    // Over-relaxed, accelerated sweeps, as the scenes use them. With the check each full error
+    // is that of one more plain sweep done on a copy, and the copy is what a converged solve
+    // returns: the report's residual is the error of the returned reactions.
+    let p = lattice(6, 0.3, 2, false);
+    let options = accelerated();
+    let (relaxed, _) = solve_factored(&p, options.clone());
+    let (report, r) = solve_factored(&p, options.clone().with_plain_check_sweep(true));
+    println!("without the check {} sweeps, with it {} sweeps", relaxed.iterations, report.iterations);
+    assert_eq!(report.status, SolverStatus::Converged);
+    assert!(report.residual <= 1e-8);
+    let mut u = vec![0.0; p.size()];
+    let error = p.compute_error(&r, &mut u).expect("sizes");
+    assert!((error - report.residual).abs() <= 1e-12 * report.residual, "{error} vs {}", report.residual);
+    // The overshoot of the relaxation no longer counts: the solve stops no later.
+    assert!(report.iterations <= relaxed.iterations, "{} > {}", report.iterations, relaxed.iterations);
+
+    // The check sweeps count against the cap: a solve that cannot reach its tolerance stops
+    // after exactly `max_iterations` sweeps in all.
+    let capped = options.clone().with_plain_check_sweep(true).with_tolerance(1e-15).with_max_iterations(40);
+    let (report, _) = solve_factored(&p, capped);
+    assert_eq!((report.status, report.iterations), (SolverStatus::MaxIterations, 40));
+
+    // Without relaxation every sweep is plain already: the option changes nothing.
+    let plain = options.with_relaxation(1.0);
+    let (report1, r1) = solve_factored(&p, plain.clone());
+    let (report2, r2) = solve_factored(&p, plain.with_plain_check_sweep(true));
     assert_eq!(report1.iterations, report2.iterations);
     assert!(r1.iter().zip(&r2).all(|(a, b)| a.to_bits() == b.to_bits()));
 }
