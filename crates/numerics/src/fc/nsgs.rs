@@ -182,8 +182,9 @@ pub struct NsgsOptions {
     /// While the sweeps are over-relaxed (`ω ≠ 1`), evaluate each full error on the output of
     /// one more, plain, sweep (`ω = 1`, no extrapolation) done on a copy of the iterate, and
     /// return that copy when it passes (default: false, Siconos' behaviour). A relaxed update
-    /// `r_c ← r_c + ω (s_c − r_c)` leaves contact `c` off its local solution `s_c` by
-    /// `(ω − 1)(s_c − r_c)`, so the full error of a relaxed iterate counts the relaxation's
+    /// `r_c ← r_c + ω (s_c − r_c)` (successive over-relaxation: Y. Saad, *Iterative Methods for
+    /// Sparse Linear Systems*, 2nd ed., SIAM 2003, §4.1) leaves contact `c` off its local
+    /// solution `s_c` by `(ω − 1)(s_c − r_c)`, so the full error of a relaxed iterate counts the relaxation's
     /// overshoot as well as the distance to a solution; after a plain sweep each contact's
     /// local problem holds up to the later updates of its neighbours. The iteration itself is
     /// unchanged (the copy is dropped when it does not pass); each check costs one more sweep,
