@@ -594,8 +594,17 @@ pub(crate) fn iterate<O: ContactOperator>(
             let mut full = || {
                 if plain_check {
                     let plain = Contacts { omega: 1.0, ..k };
-                    let copy = CheckCopy { r: check_r, w: check_w };
-                    if copy.plain_sweep(op, &plain, schedule, exec, order, classes, updates, r, w) {
+                    if plain_sweep_on_copy(
+                        op,
+                        &plain,
+                        schedule,
+                        exec,
+                        order,
+                        classes,
+                        updates,
+                        (r, w),
+                        (check_r, check_w),
+                    ) {
                         on_copy = true;
                         return full_error(check_r);
                     }
@@ -655,46 +664,36 @@ pub(crate) fn iterate<O: ContactOperator>(
     SolverReport::new(SolverStatus::MaxIterations, max_it, stopping.residual)
 }
 
-/// The copies of the reactions and the state that a plain check sweep
-/// ([`NsgsOptions::plain_check_sweep`]) works on.
-struct CheckCopy<'a> {
-    r: &'a mut Vec<f64>,
-    w: &'a mut Vec<f64>,
-}
-
-impl CheckCopy<'_> {
-    /// Copies `r` and `w`, then sweeps the copies once in the order of `schedule` with the
-    /// one-contact solves of `k` and no extrapolation; false when an update failed.
-    #[allow(clippy::too_many_arguments)]
-    fn plain_sweep<O: ContactOperator>(
-        self,
-        op: &O,
-        k: &Contacts<'_>,
-        schedule: Schedule,
-        exec: &mut Executor<'_>,
-        order: &[usize],
-        classes: &[Vec<usize>],
-        updates: &mut Vec<Option<[f64; 3]>>,
-        r: &[f64],
-        w: &[f64],
-    ) -> bool {
-        let CheckCopy { r: rc, w: wc } = self;
-        rc.clear();
-        rc.extend_from_slice(r);
-        wc.clear();
-        wc.extend_from_slice(w);
-        let swept = match schedule {
-            Schedule::Halves(layout) => halves_sweep(op, k, layout, exec, rc, wc, None, &mut FirstPassSums::default()),
-            Schedule::Colours { min_parallel } => {
-                coloured_sweep(op, k, order, classes, min_parallel, updates, rc, &mut [], wc)
-            }
-            Schedule::Natural => {
-                let part = Part { own: rc, first: 0, shared: &[], shared_first: 0, delta: &mut [], w: wc, w_base: 0 };
-                sweep_part(op, k, order.iter().copied(), part)
-            }
-        };
-        swept.is_some()
-    }
+/// The plain check sweep of [`NsgsOptions::plain_check_sweep`]: copies `r` and `w` into
+/// `copy`, then sweeps the copies once in the order of `schedule` with the one-contact solves
+/// of `k` and no extrapolation; false when an update failed.
+#[allow(clippy::too_many_arguments)]
+fn plain_sweep_on_copy<O: ContactOperator>(
+    op: &O,
+    k: &Contacts<'_>,
+    schedule: Schedule,
+    exec: &mut Executor<'_>,
+    order: &[usize],
+    classes: &[Vec<usize>],
+    updates: &mut Vec<Option<[f64; 3]>>,
+    (r, w): (&[f64], &[f64]),
+    (rc, wc): (&mut Vec<f64>, &mut Vec<f64>),
+) -> bool {
+    rc.clear();
+    rc.extend_from_slice(r);
+    wc.clear();
+    wc.extend_from_slice(w);
+    let swept = match schedule {
+        Schedule::Halves(layout) => halves_sweep(op, k, layout, exec, rc, wc, None, &mut FirstPassSums::default()),
+        Schedule::Colours { min_parallel } => {
+            coloured_sweep(op, k, order, classes, min_parallel, updates, rc, &mut [], wc)
+        }
+        Schedule::Natural => {
+            let part = Part { own: rc, first: 0, shared: &[], shared_first: 0, delta: &mut [], w: wc, w_base: 0 };
+            sweep_part(op, k, order.iter().copied(), part)
+        }
+    };
+    swept.is_some()
 }
 
 /// What the check of [`NsgsOptions::plain_fallback_period`] asks for.
