@@ -5,9 +5,10 @@
 //! The scene: `SpherePile::with_spheres(n)` (the positions of [`PileSpec::with_n`]), Moreau–Jean
 //! at `h = 1e-3` with FC3D solved by the scenes' NSGS (`SceneOptions::default_nsgs`: tolerance
 //! 1e-4, over-relaxation 1.5, Anderson acceleration with memory 3 once per two sweeps, the full
-//! error evaluated after one plain sweep, warm started from the previous step's reactions) in body velocities on the factored Delassus
-//! operator (the scenes' default, `SceneOptions::factored_delassus`); `--parallel` sweeps the two halves of the contacts in parallel
-//! (`NsgsSchedule::Halves`, the scenes' parallel schedule) with
+//! error evaluated after one plain sweep, warm started from the previous step's reactions) in
+//! body velocities on the factored Delassus operator (the scenes' default,
+//! `SceneOptions::factored_delassus`); `--parallel` sweeps the two halves of the contacts in
+//! parallel (`NsgsSchedule::Halves`, the scenes' parallel schedule) with
 //! `Parallelism::Rayon { threads: 2 }`: the solver's own pool of 2 threads (the rest of the
 //! step starts no thread). Without it the solver is `Parallelism::Sequential` and the run is
 //! single-threaded (no thread besides the main one), like Rapier's default pipeline.

@@ -184,11 +184,11 @@ pub struct NsgsOptions {
     /// return that copy when it passes (default: false, Siconos' behaviour). A relaxed update
     /// `r_c ← r_c + ω (s_c − r_c)` (successive over-relaxation: Y. Saad, *Iterative Methods for
     /// Sparse Linear Systems*, 2nd ed., SIAM 2003, §4.1) leaves contact `c` off its local
-    /// solution `s_c` by `(ω − 1)(s_c − r_c)`, so the full error of a relaxed iterate counts the relaxation's
-    /// overshoot as well as the distance to a solution; after a plain sweep each contact's
-    /// local problem holds up to the later updates of its neighbours. The iteration itself is
-    /// unchanged (the copy is dropped when it does not pass); each check costs one more sweep,
-    /// counted in the report's iterations. Meant for
+    /// solution `s_c` by `(ω − 1)(s_c − r_c)`, so the full error of a relaxed iterate counts
+    /// the relaxation's overshoot as well as the distance to a solution; after a plain sweep
+    /// each contact's local problem holds up to the later updates of its neighbours. The
+    /// iteration itself is unchanged (the copy is dropped when it does not pass); each check
+    /// costs one more sweep, counted in the report's iterations. Meant for
     /// [`NsgsErrorEvaluation::LightWithFullFinal`], which evaluates the full error only once
     /// the increments are small; with [`NsgsErrorEvaluation::Full`] every `f` sweeps it adds a
     /// sweep per `f`.
